@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A growable byte buffer with a hard ceiling (after curl's dynbuf): appends
+ * past the ceiling fail with -E2BIG and leave the buffer as it was, so a
+ * runaway producer (a huge request body, a scrape of a huge database)
+ * fails cleanly instead of eating the machine. The content is always
+ * NUL-terminated.
+ */
+#ifndef IBPULSE_BUF_H
+#define IBPULSE_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t max; /* ceiling on len; 0 means no ceiling */
+};
+
+void buf_init(struct buf *b, size_t max);
+/* Free the memory; the buffer can be reused after buf_init(). NULL is fine. */
+void buf_free(struct buf *b);
+/* Empty the buffer, keeping its memory. */
+void buf_reset(struct buf *b);
+/* Append bytes; 0, -ENOMEM, or -E2BIG past the ceiling. */
+int buf_add(struct buf *b, const void *data, size_t len);
+int buf_adds(struct buf *b, const char *s);
+int buf_addc(struct buf *b, char c);
+int buf_printf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Hand the data to the caller (who frees it) and reset the buffer. */
+char *buf_steal(struct buf *b, size_t *len);
+
+#endif

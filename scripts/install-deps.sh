@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Install everything ibpulse needs to build, test and run its lab on
+# Debian 12 / Ubuntu 22.04+. Safe to run again: apt skips what is there.
+#
+# RHEL / Fedora equivalents (dnf install):
+#   meson ninja-build gcc clang pkgconf-pkg-config rdma-core-devel
+#   libmicrohttpd-devel sqlite-devel libcurl-devel jansson-devel inih-devel
+#   libcmocka-devel zlib-devel gnutls-devel prometheus2 golang-github-prometheus-node-exporter
+#   qemu-system-x86 busybox kmod rdma-core libibverbs-utils perftest infiniband-diags
+set -euo pipefail
+
+build_pkgs=(
+	meson ninja-build gcc clang llvm pkg-config
+	libibverbs-dev libibumad-dev libmicrohttpd-dev libsqlite3-dev sqlite3
+	libcurl4-openssl-dev libjansson-dev libinih-dev libcmocka-dev zlib1g-dev
+	libclang-rt-14-dev curl ca-certificates python3
+)
+test_pkgs=(
+	prometheus prometheus-node-exporter
+	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
+	ibverbs-providers perftest infiniband-diags iproute2
+)
+
+want=("${build_pkgs[@]}")
+[ "${1:-}" = "--build-only" ] || want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# --no-install-recommends keeps prometheus from pulling a web UI stack and
+# keeps the packages' own services from mattering: tests start their own.
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Debian starts packaged daemons on install; the tests run their own
+# instances on ephemeral ports, so stop the system ones (ignore failures
+# where there is no systemd, as in containers and CI).
+for s in prometheus prometheus-node-exporter; do
+	$SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true
+done
