@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for the growable buffer with a ceiling (common/buf.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "buf.h"
+
+static void test_grow_and_terminate(void **state)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(buf_printf(&b, "%d,", i % 10), 0);
+	assert_int_equal(b.len, 2000);
+	assert_int_equal(b.data[b.len], '\0');
+	assert_memory_equal(b.data, "0,1,2,", 6);
+	buf_free(&b);
+}
+
+static void test_ceiling_leaves_buffer_intact(void **state)
+{
+	struct buf b;
+
+	buf_init(&b, 10);
+	assert_int_equal(buf_adds(&b, "12345678"), 0);
+	assert_int_equal(buf_adds(&b, "abc"), -E2BIG);
+	assert_int_equal(buf_printf(&b, "%s", "xyz"), -E2BIG);
+	assert_string_equal(b.data, "12345678");
+	assert_int_equal(b.len, 8);
+	assert_int_equal(buf_addc(&b, '9'), 0);
+	assert_int_equal(buf_addc(&b, '0'), 0);
+	assert_int_equal(buf_addc(&b, '!'), -E2BIG);
+	assert_string_equal(b.data, "1234567890");
+	buf_free(&b);
+}
+
+static void test_printf_large(void **state)
+{
+	struct buf b;
+	char big[5000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	buf_init(&b, 0);
+	assert_int_equal(buf_adds(&b, "a"), 0);
+	assert_int_equal(buf_printf(&b, "[%s]", big), 0);
+	assert_int_equal(b.len, 1 + 2 + 4999);
+	assert_int_equal(b.data[b.len - 1], ']');
+	buf_free(&b);
+}
+
+static void test_steal_and_reset(void **state)
+{
+	struct buf b;
+	size_t len;
+	char *s;
+
+	buf_init(&b, 0);
+	s = buf_steal(&b, &len);
+	assert_non_null(s);
+	assert_int_equal(len, 0);
+	free(s);
+	buf_adds(&b, "hello");
+	s = buf_steal(&b, &len);
+	assert_string_equal(s, "hello");
+	assert_int_equal(len, 5);
+	assert_null(b.data);
+	free(s);
+	buf_adds(&b, "x");
+	buf_reset(&b);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.data, "");
+	buf_free(&b);
+	buf_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grow_and_terminate),
+		cmocka_unit_test(test_ceiling_leaves_buffer_intact),
+		cmocka_unit_test(test_printf_large),
+		cmocka_unit_test(test_steal_and_reset),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

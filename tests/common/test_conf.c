@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for the table-driven configuration (common/conf.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "conf.h"
+
+struct settings {
+	char *name;
+	long long port;
+	int tls;
+	double ratio;
+	int extra_seen;
+};
+
+static const struct conf_opt opts[] = {
+	{ "svc", "name", CONF_STR, offsetof(struct settings, name), "alpha", 0, 0, "a name" },
+	{ "svc", "port", CONF_INT, offsetof(struct settings, port), "8080", 0, 65535, "TCP port" },
+	{ "svc", "tls", CONF_BOOL, offsetof(struct settings, tls), "false", 0, 0, "TLS on" },
+	{ "svc", "ratio", CONF_DOUBLE, offsetof(struct settings, ratio), "0.5", 0, 1, "a ratio" },
+	{ 0 }
+};
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/ibpulse-conf-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_defaults(void **state)
+{
+	struct settings s = { 0 };
+
+	assert_int_equal(conf_defaults(opts, &s), 0);
+	assert_string_equal(s.name, "alpha");
+	assert_int_equal(s.port, 8080);
+	assert_int_equal(s.tls, 0);
+	assert_true(s.ratio == 0.5);
+	conf_free(opts, &s);
+	assert_null(s.name);
+}
+
+static void test_set_range_errors_name_key_and_range(void **state)
+{
+	struct settings s = { 0 };
+	char err[256];
+
+	conf_defaults(opts, &s);
+	assert_int_equal(conf_set(opts, &s, NULL, "port", "70000", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "port"));
+	assert_non_null(strstr(err, "[0, 65535]"));
+	assert_int_equal(s.port, 8080);
+	assert_int_equal(conf_set(opts, &s, NULL, "port", "12x", err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_set(opts, &s, NULL, "tls", "maybe", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "tls"));
+	assert_int_equal(conf_set(opts, &s, NULL, "ratio", "nan", err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_set(opts, &s, NULL, "nope", "1", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "nope"));
+	assert_int_equal(conf_set(opts, &s, "svc", "tls", "yes", err, sizeof(err)), 0);
+	assert_int_equal(s.tls, 1);
+	assert_int_equal(conf_set(opts, &s, "other", "tls", "no", err, sizeof(err)), -ENOENT);
+	conf_free(opts, &s);
+}
+
+static int extra_handler(void *obj, const char *section, const char *name,
+			 const char *value, char *err, size_t errlen)
+{
+	struct settings *s = obj;
+
+	if (strcmp(section, "tokens")) {
+		snprintf(err, errlen, "unknown section [%s]", section);
+		return -EINVAL;
+	}
+	s->extra_seen++;
+	return 0;
+}
+
+static void test_load_file(void **state)
+{
+	struct settings s = { 0 };
+	char err[256];
+	char *p = write_tmp("[svc]\nname = beta\nport=9\n[tokens]\nh1 = t1\nh2 = t2\n");
+
+	conf_defaults(opts, &s);
+	assert_int_equal(conf_load(opts, &s, p, extra_handler, err, sizeof(err)), 0);
+	assert_string_equal(s.name, "beta");
+	assert_int_equal(s.port, 9);
+	assert_int_equal(s.extra_seen, 2);
+	unlink(p);
+	free(p);
+	conf_free(opts, &s);
+}
+
+static void test_load_error_names_file_line(void **state)
+{
+	struct settings s = { 0 };
+	char err[256];
+	char *p = write_tmp("[svc]\nname = x\n\nport = -1\n");
+
+	conf_defaults(opts, &s);
+	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, p));
+	assert_non_null(strstr(err, ":4:"));
+	assert_non_null(strstr(err, "port"));
+	unlink(p);
+	free(p);
+	p = write_tmp("[bogus]\nk = v\n");
+	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, ":2:"));
+	unlink(p);
+	free(p);
+	assert_int_equal(conf_load(opts, &s, "/nonexistent/x.ini", NULL, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot open"));
+	conf_free(opts, &s);
+}
+
+static void test_print_round_trips(void **state)
+{
+	struct settings s = { 0 }, t = { 0 };
+	char err[256], *text = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	conf_defaults(opts, &s);
+	conf_set(opts, &s, NULL, "port", "443", err, sizeof(err));
+	conf_set(opts, &s, NULL, "tls", "on", err, sizeof(err));
+	conf_print(opts, &s, f);
+	fclose(f);
+	assert_non_null(strstr(text, "range 0 to 65535"));
+	p = write_tmp(text);
+	conf_defaults(opts, &t);
+	assert_int_equal(conf_load(opts, &t, p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(t.port, 443);
+	assert_int_equal(t.tls, 1);
+	assert_string_equal(t.name, "alpha");
+	unlink(p);
+	free(p);
+	free(text);
+	conf_free(opts, &s);
+	conf_free(opts, &t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_set_range_errors_name_key_and_range),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_load_error_names_file_line),
+		cmocka_unit_test(test_print_round_trips),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
