@@ -30,7 +30,8 @@ int buf_adds(struct buf *b, const char *s);
 int buf_addc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Hand the data to the caller (who frees it) and reset the buffer. */
 char *buf_steal(struct buf *b, size_t *len);
 

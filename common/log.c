@@ -55,7 +55,8 @@ int log_level_parse(const char *s, enum log_level *out)
 	return -22; /* -EINVAL */
 }
 
-static void log_vemit(enum log_level level, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+log_vemit(enum log_level level, const char *fmt, va_list ap)
 {
 	char line[1024];
 
