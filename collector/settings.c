@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collector's configuration table and token loading: see settings.h.
+ * Every key has a default and a range here; etc/collector.ini mirrors them.
+ */
+#include "settings.h"
+#include "auth.h"
+#include "conf.h"
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define S(f) offsetof(struct collector_settings, f)
+
+const struct conf_opt collector_conf_opts[] = {
+	{ "collector", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
+	  "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)" },
+	{ "collector", "port", CONF_INT, S(port), "9470", 0, 65535,
+	  "TCP port; 0 picks a free one (logged, and written to --port-file)" },
+	{ "collector", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0, 0,
+	  "SQLite database (created if missing)" },
+	{ "collector", "schema_dir", CONF_STR, S(schema_dir), IBPULSE_DATADIR "/schema",
+	  0, 0, "directory of NNN_name.sql files applied at start-up" },
+	{ "collector", "threads", CONF_INT, S(threads), "4", 1, 256,
+	  "HTTP worker threads (they decode and validate reports)" },
+	{ "collector", "connection_timeout", CONF_INT, S(connection_timeout), "30",
+	  1, 3600, "seconds a connection may stay idle before it is closed" },
+	{ "collector", "per_ip_connection_limit", CONF_INT,
+	  S(per_ip_connection_limit), "16", 0, 65535,
+	  "concurrent connections per client address (0: unlimited)" },
+	{ "collector", "connection_memory", CONF_INT, S(connection_memory), "65536",
+	  8192, 16777216, "bytes of header and read buffer per connection" },
+	{ "collector", "max_body_bytes", CONF_INT, S(max_body_bytes), "4194304",
+	  1024, 1073741824, "largest report body accepted (413 above)" },
+	{ "collector", "max_batch_rows", CONF_INT, S(max_batch_rows), "200000",
+	  1000, 100000000, "counters per group-commit transaction (at most)" },
+	{ "collector", "keyframe_interval", CONF_INT, S(keyframe_interval), "300",
+	  1, 86400, "seconds after which an unchanged counter is written to history again" },
+	{ "collector", "retention_days", CONF_INT, S(retention_days), "7", 0, 36500,
+	  "days of history kept (0: keep forever)" },
+	{ "collector", "prune_batch", CONF_INT, S(prune_batch), "5000", 100, 1000000,
+	  "history rows deleted per pruning step (between ingest batches)" },
+	{ "collector", "busy_timeout_ms", CONF_INT, S(busy_timeout_ms), "5000", 0,
+	  600000, "SQLite busy timeout in milliseconds" },
+	{ "collector", "checkpoint_interval", CONF_INT, S(checkpoint_interval), "10",
+	  1, 3600, "seconds between passive WAL checkpoints" },
+	{ "collector", "wal_max_bytes", CONF_INT, S(wal_max_bytes), "268435456",
+	  1048576, 1099511627776.0,
+	  "WAL size above which the collector tries to truncate it" },
+	{ "collector", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
+	  "PEM certificate: serve HTTPS (needs tls_key)" },
+	{ "collector", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,
+	  "PEM private key for tls_cert" },
+	{ "collector", "admin_token", CONF_STR, S(admin_token), NULL, 0, 0,
+	  "bearer token for POST /api/v1/hosts/NAME/retire (unset: API disabled)" },
+	{ "collector", "tokens_file", CONF_STR, S(tokens_file), NULL, 0, 0,
+	  "file of \"host token\" lines, added to the [tokens] section" },
+	{ "collector", "log_level", CONF_STR, S(log_level), "info", 0, 0,
+	  "error, warn, info or debug" },
+	{ 0 }
+};
+
+int settings_init(struct collector_settings *s)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = conf_defaults(collector_conf_opts, s);
+	if (ret)
+		return ret;
+	return auth_new(&s->auth);
+}
+
+static int settings_extra(void *obj, const char *section, const char *name,
+			  const char *value, char *err, size_t errlen)
+{
+	struct collector_settings *s = obj;
+
+	if (strcmp(section, "tokens") != 0) {
+		snprintf(err, errlen, "unknown section [%s]", section);
+		return -EINVAL;
+	}
+	return auth_add(s->auth, name, value, err, errlen);
+}
+
+int settings_load(struct collector_settings *s, const char *path, char *err,
+		  size_t errlen)
+{
+	int ret;
+
+	if (path) {
+		ret = conf_load(collector_conf_opts, s, path, settings_extra, err,
+				errlen);
+		if (ret)
+			return ret;
+	}
+	if (s->tokens_file)
+		return auth_load_file(s->auth, s->tokens_file, err, errlen);
+	return 0;
+}
+
+int settings_set(struct collector_settings *s, const char *key,
+		 const char *value, char *err, size_t errlen)
+{
+	return conf_set(collector_conf_opts, s, "collector", key, value, err,
+			errlen);
+}
+
+int settings_check(const struct collector_settings *s, char *err,
+		   size_t errlen)
+{
+	if (!s->tls_cert != !s->tls_key) {
+		snprintf(err, errlen, "tls_cert and tls_key go together");
+		return -EINVAL;
+	}
+	if (s->admin_token && strlen(s->admin_token) < AUTH_MIN_TOKEN) {
+		snprintf(err, errlen, "admin_token is shorter than %d characters",
+			 AUTH_MIN_TOKEN);
+		return -EINVAL;
+	}
+	if (!s->db || !*s->db || !s->schema_dir || !*s->schema_dir) {
+		snprintf(err, errlen, "db and schema_dir must be set");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void settings_print(const struct collector_settings *s, FILE *f)
+{
+	conf_print(collector_conf_opts, s, f);
+	fprintf(f, "\n[tokens]\n# host = token (%zu loaded; not printed)\n",
+		auth_count(s->auth));
+}
+
+void settings_free(struct collector_settings *s)
+{
+	if (!s)
+		return;
+	conf_free(collector_conf_opts, s);
+	auth_free(s->auth);
+	s->auth = NULL;
+}

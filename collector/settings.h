@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's settings: one descriptor table (common/conf.h) drives the
+ * defaults, etc/collector.ini, command-line overrides and --print-config.
+ * The [tokens] section (host = token) and tokens_file feed struct auth.
+ */
+#ifndef IBPULSE_COLLECTOR_SETTINGS_H
+#define IBPULSE_COLLECTOR_SETTINGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "conf.h"
+
+struct auth;
+
+struct collector_settings {
+	char *listen;			/* numeric address to bind */
+	long long port;			/* 0: ephemeral */
+	char *db;
+	char *schema_dir;
+	long long threads;		/* HTTP worker threads */
+	long long connection_timeout;	/* seconds idle before close */
+	long long per_ip_connection_limit;
+	long long connection_memory;	/* bytes per connection (MHD) */
+	long long max_body_bytes;
+	long long max_batch_rows;	/* counters per group commit */
+	long long keyframe_interval;	/* seconds */
+	long long retention_days;
+	long long prune_batch;		/* history rows per pruning step */
+	long long busy_timeout_ms;
+	long long checkpoint_interval;	/* seconds between PASSIVE checkpoints */
+	long long wal_max_bytes;	/* above this, TRUNCATE attempts */
+	char *tls_cert, *tls_key;
+	char *admin_token;
+	char *tokens_file;
+	char *log_level;
+	struct auth *auth;		/* from [tokens] and tokens_file */
+};
+
+extern const struct conf_opt collector_conf_opts[];
+
+/* Defaults and an empty token table. Returns 0 or a negative errno. */
+int settings_init(struct collector_settings *s);
+/* Read @path (NULL: defaults only) and the tokens_file it names. */
+int settings_load(struct collector_settings *s, const char *path, char *err,
+		  size_t errlen);
+/* Override one [collector] key from the command line. */
+int settings_set(struct collector_settings *s, const char *key,
+		 const char *value, char *err, size_t errlen);
+/* Check cross-field rules (tls_cert without tls_key...). */
+int settings_check(const struct collector_settings *s, char *err,
+		   size_t errlen);
+void settings_print(const struct collector_settings *s, FILE *f);
+void settings_free(struct collector_settings *s);
+
+#endif

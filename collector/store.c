@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collector's SQLite connection: open with the durability settings,
+ * apply the schema, cache prepared statements, run transactions, retire
+ * hosts, prune history, manage checkpoints. See store.h; reports are
+ * turned into rows in store_put.c.
+ */
+#include "store_int.h"
+#include "log.h"
+#include "map.h"
+#include "schema.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const store_sql_text[SQL_COUNT] = {
+	[SQL_BEGIN] = "BEGIN IMMEDIATE",
+	[SQL_COMMIT] = "COMMIT",
+	[SQL_ROLLBACK] = "ROLLBACK",
+	[SQL_HOST_UPSERT] =
+		"INSERT INTO host (name, first_seen, last_report, probe_timestamp, "
+		"probe_version) VALUES (?1, ?2, ?2, ?3, ?4) "
+		"ON CONFLICT (name) DO UPDATE SET last_report = excluded.last_report, "
+		"probe_timestamp = excluded.probe_timestamp, "
+		"probe_version = excluded.probe_version RETURNING id",
+	[SQL_DEVICE_UPSERT] =
+		"INSERT INTO device (host_id, name, node_guid, sys_image_guid, fw_ver, "
+		"hca_type, board_id, node_desc, numa_node, netdevs, pcie_address, "
+		"pcie_cur_speed_gts, pcie_max_speed_gts, pcie_cur_width, "
+		"pcie_max_width, aer_correctable, aer_nonfatal, aer_fatal, updated) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		"?15, ?16, ?17, ?18, ?19) ON CONFLICT (host_id, name) DO UPDATE SET "
+		"node_guid = ?3, sys_image_guid = ?4, fw_ver = ?5, hca_type = ?6, "
+		"board_id = ?7, node_desc = ?8, numa_node = ?9, netdevs = ?10, "
+		"pcie_address = ?11, pcie_cur_speed_gts = ?12, "
+		"pcie_max_speed_gts = ?13, pcie_cur_width = ?14, "
+		"pcie_max_width = ?15, aer_correctable = ?16, aer_nonfatal = ?17, "
+		"aer_fatal = ?18, updated = ?19 RETURNING id",
+	[SQL_PORT_UPSERT] =
+		"INSERT INTO port (host_id, device_id, port, state, phys_state, "
+		"rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask, port_guid, "
+		"netdev, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		"?11, ?12, ?13, ?14) ON CONFLICT (device_id, port) DO UPDATE SET "
+		"state = ?4, phys_state = ?5, rate_bytes = ?6, link_layer = ?7, "
+		"lid = ?8, sm_lid = ?9, lmc = ?10, cap_mask = ?11, port_guid = ?12, "
+		"netdev = ?13, updated = ?14 RETURNING id",
+	[SQL_GID_DEL] = "DELETE FROM port_gid WHERE port_id = ?1",
+	[SQL_GID_INS] = "INSERT INTO port_gid (port_id, idx, gid, type, netdev) "
+			"VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_PKEY_DEL] = "DELETE FROM port_pkey WHERE port_id = ?1",
+	[SQL_PKEY_INS] = "INSERT INTO port_pkey (port_id, idx, pkey) VALUES (?1, ?2, ?3)",
+	[SQL_SERIES_LOAD] = "SELECT id, source, name, value FROM series WHERE port_id = ?1",
+	[SQL_SERIES_INS] = "INSERT INTO series (port_id, source, name, value, changed) "
+			   "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_SERIES_UPD] = "UPDATE series SET value = ?2, changed = ?3 WHERE id = ?1",
+	[SQL_SAMPLE_INS] = "INSERT INTO sample (series_id, ts, value) VALUES (?1, ?2, ?3)",
+	[SQL_HOST_DEL] = "DELETE FROM host WHERE name = ?1",
+	[SQL_PRUNE_HEAD] = "SELECT ts FROM sample ORDER BY rowid LIMIT 1",
+	[SQL_PRUNE_DEL] = "DELETE FROM sample WHERE rowid IN (SELECT rowid FROM "
+			  "sample ORDER BY rowid LIMIT ?1) AND ts < ?2",
+};
+
+int store_err(struct store *st, int rc, const char *what)
+{
+	log_err("store: %s: %s (%s)", what, sqlite3_errmsg(st->db),
+		sqlite3_errstr(rc));
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+sqlite3_stmt *store_stmt(struct store *st, enum store_sql which)
+{
+	sqlite3_stmt *s = st->sql[which];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+/* Run a statement that returns no rows (or whose rows are ignored). */
+static int store_exec(struct store *st, enum store_sql which)
+{
+	int rc = sqlite3_step(store_stmt(st, which));
+
+	sqlite3_reset(st->sql[which]);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_err(st, rc, store_sql_text[which]);
+	return 0;
+}
+
+static int store_pragmas(struct store *st)
+{
+	char sql[256];
+	char *msg = NULL;
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
+		 "PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 1000; "
+		 "PRAGMA journal_size_limit = %lld; PRAGMA cache_size = -65536;",
+		 st->opts.wal_max_bytes / 4);
+	sqlite3_busy_timeout(st->db, (int)st->opts.busy_timeout_ms);
+	rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		log_err("store: %s: %s", st->path, msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* WAL mode is persistent, but check: the exporter relies on it. */
+static int store_check_wal(struct store *st)
+{
+	sqlite3_stmt *s;
+	int ok = 0;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL))
+		return store_err(st, sqlite3_errcode(st->db), "journal_mode");
+	if (sqlite3_step(s) == SQLITE_ROW)
+		ok = !strcmp((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	if (!ok) {
+		log_err("store: %s: cannot switch to WAL mode", st->path);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int store_prepare(struct store *st)
+{
+	for (int i = 0; i < SQL_COUNT; i++) {
+		int rc = sqlite3_prepare_v3(st->db, store_sql_text[i], -1,
+					    SQLITE_PREPARE_PERSISTENT, &st->sql[i],
+					    NULL);
+
+		if (rc != SQLITE_OK)
+			return store_err(st, rc, store_sql_text[i]);
+	}
+	return 0;
+}
+
+static int store_paths(struct store *st, const char *path)
+{
+	size_t len = strlen(path) + 5;
+
+	st->path = strdup(path);
+	st->wal_path = malloc(len);
+	if (!st->path || !st->wal_path)
+		return -ENOMEM;
+	snprintf(st->wal_path, len, "%s-wal", path);
+	return 0;
+}
+
+int store_open(const struct store_opts *o, struct store **out)
+{
+	struct store *st = calloc(1, sizeof(*st));
+	int ret, rc, version;
+
+	if (!st)
+		return -ENOMEM;
+	st->opts = *o;
+	ret = store_paths(st, o->path);
+	if (ret)
+		goto fail;
+	rc = sqlite3_open_v2(o->path, &st->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				     SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		ret = st->db ? store_err(st, rc, o->path) : -ENOMEM;
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	ret = store_pragmas(st);
+	if (!ret)
+		ret = store_check_wal(st);
+	if (!ret)
+		ret = schema_apply(st->db, o->schema_dir, &version);
+	if (!ret)
+		ret = store_prepare(st);
+	if (!ret)
+		ret = store_cache_new(st);
+	if (ret)
+		goto fail;
+	log_info("store: %s open, schema version %d, WAL, synchronous=FULL",
+		 o->path, version);
+	*out = st;
+	return 0;
+fail:
+	store_close(st);
+	return ret;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->in_txn && st->db)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	store_cache_free(st);
+	for (int i = 0; i < SQL_COUNT; i++)
+		sqlite3_finalize(st->sql[i]);
+	if (st->db && sqlite3_close(st->db) != SQLITE_OK)
+		log_err("store: close: %s", sqlite3_errmsg(st->db));
+	free(st->path);
+	free(st->wal_path);
+	free(st);
+}
+
+int store_schema_version(struct store *st)
+{
+	return schema_version(st->db);
+}
+
+int store_begin(struct store *st)
+{
+	int ret = store_exec(st, SQL_BEGIN);
+
+	st->in_txn = !ret;
+	return ret;
+}
+
+int store_commit(struct store *st)
+{
+	int ret = store_exec(st, SQL_COMMIT);
+
+	if (ret) {
+		/* A failed COMMIT may leave the transaction open. */
+		store_rollback(st);
+		return ret;
+	}
+	st->in_txn = 0;
+	return 0;
+}
+
+void store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		store_exec(st, SQL_ROLLBACK);
+	st->in_txn = 0;
+	store_cache_drop(st);
+}
+
+int store_retire(struct store *st, const char *host)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_HOST_DEL);
+	int rc;
+
+	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return store_err(st, rc, "retire");
+	map_del(st->hosts, host);
+	if (sqlite3_changes(st->db) == 0)
+		return -ENOENT;
+	log_info("store: retired host %s", host);
+	return 0;
+}
+
+/* rowid order is arrival order: look at the oldest rows only. */
+static int store_prune_step(struct store *st, double cutoff, size_t *deleted)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_PRUNE_HEAD);
+	int rc = sqlite3_step(s);
+	double head;
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return store_err(st, rc, "prune");
+	head = sqlite3_column_double(s, 0);
+	sqlite3_reset(s);
+	if (head >= cutoff)
+		return 0;
+	s = store_stmt(st, SQL_PRUNE_DEL);
+	sqlite3_bind_int64(s, 1, st->opts.prune_batch);
+	sqlite3_bind_double(s, 2, cutoff);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return store_err(st, rc, "prune");
+	*deleted = (size_t)sqlite3_changes(st->db);
+	return 0;
+}
+
+int store_prune(struct store *st, double now, size_t *deleted)
+{
+	size_t n = 0;
+	int ret;
+
+	if (deleted)
+		*deleted = 0;
+	if (st->opts.retention <= 0)
+		return 0;
+	ret = store_begin(st);
+	if (ret)
+		return ret;
+	ret = store_prune_step(st, now - st->opts.retention, &n);
+	if (!ret)
+		ret = store_commit(st);
+	else
+		store_rollback(st);
+	if (ret)
+		return ret;
+	if (deleted)
+		*deleted = n;
+	return n >= (size_t)st->opts.prune_batch;
+}
+
+static long long store_wal_size(const struct store *st)
+{
+	struct stat sb;
+
+	return stat(st->wal_path, &sb) ? 0 : (long long)sb.st_size;
+}
+
+int store_checkpoint(struct store *st, long long *wal_bytes)
+{
+	int rc, log_frames = 0, done = 0;
+	long long size;
+
+	rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+				       &log_frames, &done);
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		return store_err(st, rc, "checkpoint");
+	size = store_wal_size(st);
+	if (size > st->opts.wal_max_bytes) {
+		/* TRUNCATE waits for readers: bound the wait, retry later. */
+		sqlite3_busy_timeout(st->db, 100);
+		rc = sqlite3_wal_checkpoint_v2(st->db, NULL,
+					       SQLITE_CHECKPOINT_TRUNCATE,
+					       &log_frames, &done);
+		sqlite3_busy_timeout(st->db, (int)st->opts.busy_timeout_ms);
+		if (rc == SQLITE_BUSY)
+			log_once("store-wal", 60, LOG_LVL_WARN,
+				 "store: WAL is %lld bytes and a reader blocks "
+				 "truncation (%d of %d frames checkpointed)",
+				 size, done, log_frames);
+		else if (rc != SQLITE_OK)
+			return store_err(st, rc, "checkpoint");
+		size = store_wal_size(st);
+	}
+	if (wal_bytes)
+		*wal_bytes = size;
+	return 0;
+}

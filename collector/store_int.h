@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by store.c (connection, transactions, maintenance) and
+ * store_put.c (reports to rows, and the cache that makes unchanged counters
+ * free). Not for other files.
+ */
+#ifndef IBPULSE_COLLECTOR_STORE_INT_H
+#define IBPULSE_COLLECTOR_STORE_INT_H
+
+#include "store.h"
+
+#include <sqlite3.h>
+
+enum store_sql {
+	SQL_BEGIN,
+	SQL_COMMIT,
+	SQL_ROLLBACK,
+	SQL_HOST_UPSERT,
+	SQL_DEVICE_UPSERT,
+	SQL_PORT_UPSERT,
+	SQL_GID_DEL,
+	SQL_GID_INS,
+	SQL_PKEY_DEL,
+	SQL_PKEY_INS,
+	SQL_SERIES_LOAD,
+	SQL_SERIES_INS,
+	SQL_SERIES_UPD,
+	SQL_SAMPLE_INS,
+	SQL_HOST_DEL,
+	SQL_PRUNE_HEAD,
+	SQL_PRUNE_DEL,
+	SQL_COUNT
+};
+
+/* One counter as the database holds it. name == NULL: empty slot. */
+struct cache_series {
+	const char *name;	/* interned in store.names */
+	int64_t id;
+	uint64_t value;
+	double hist_ts;		/* last history row; 0 unknown (keyframe next) */
+	int source;
+};
+
+struct cache_port {
+	unsigned num;
+	int64_t id;
+	uint64_t hash;		/* of attributes, GIDs and P_Keys */
+	struct cache_series *tab; /* open addressing on (source, name) */
+	size_t cap, n;
+};
+
+struct cache_device {
+	int64_t id;
+	uint64_t hash;
+	struct cache_port **ports;
+	size_t n_ports;
+};
+
+struct cache_host {
+	int64_t id;
+	struct map *devices;	/* name -> struct cache_device */
+};
+
+struct store {
+	struct store_opts opts;
+	char *path, *wal_path;
+	sqlite3 *db;
+	sqlite3_stmt *sql[SQL_COUNT];
+	int in_txn;
+	struct map *hosts;	/* name -> struct cache_host */
+	struct map *names;	/* interned counter names */
+	size_t n_series;	/* cached series, all ports */
+};
+
+/* Convert an SQLite result code to a negative errno, logging @what. */
+int store_err(struct store *st, int rc, const char *what);
+/* Reset and clear bindings of a cached statement; returns it. */
+sqlite3_stmt *store_stmt(struct store *st, enum store_sql which);
+
+int store_cache_new(struct store *st);
+void store_cache_drop(struct store *st);
+void store_cache_free(struct store *st);
+
+#endif

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reports to rows (see store.h): host, device and port rows are upserted
+ * only when a hash of their attributes changed since the cached one;
+ * counters go through a per-port table keyed by (source, interned name)
+ * holding series id, last value and last history time, so a counter that
+ * did not change costs a hash lookup and no SQL until its keyframe is due.
+ */
+#include "store_int.h"
+#include "log.h"
+#include "map.h"
+#include "report.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Distinct counter names interned before the cache starts over. */
+#define STORE_MAX_NAMES 1000000
+
+static void cache_port_free(struct cache_port *p)
+{
+	if (!p)
+		return;
+	free(p->tab);
+	free(p);
+}
+
+static void cache_device_free(void *v)
+{
+	struct cache_device *d = v;
+
+	for (size_t i = 0; i < d->n_ports; i++)
+		cache_port_free(d->ports[i]);
+	free(d->ports);
+	free(d);
+}
+
+static void cache_host_free(void *v)
+{
+	struct cache_host *h = v;
+
+	map_free(h->devices);
+	free(h);
+}
+
+int store_cache_new(struct store *st)
+{
+	if (map_new(cache_host_free, &st->hosts) || map_new(NULL, &st->names))
+		return -ENOMEM;
+	return 0;
+}
+
+void store_cache_drop(struct store *st)
+{
+	if (st->hosts)
+		map_clear(st->hosts);
+	if (st->names)
+		map_clear(st->names);
+	st->n_series = 0;
+}
+
+void store_cache_free(struct store *st)
+{
+	map_free(st->hosts);
+	map_free(st->names);
+	st->hosts = st->names = NULL;
+}
+
+size_t store_cached_series(const struct store *st)
+{
+	return st->n_series;
+}
+
+/* ---- attribute hashes ---- */
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	/* NULL and "" differ: the marker byte goes in first. */
+	h = map_hash(s ? "s" : "n", 1, h);
+	return s ? map_hash(s, strlen(s) + 1, h) : h;
+}
+
+static uint64_t hash_num(uint64_t h, int64_t v)
+{
+	return map_hash(&v, sizeof(v), h);
+}
+
+static uint64_t hash_dbl(uint64_t h, double v)
+{
+	return map_hash(&v, sizeof(v), h);
+}
+
+static uint64_t device_hash(const struct report_device *d)
+{
+	const struct report_pcie *p = &d->pcie;
+	uint64_t h = 0;
+
+	h = hash_str(h, d->node_guid);
+	h = hash_str(h, d->sys_image_guid);
+	h = hash_str(h, d->fw_ver);
+	h = hash_str(h, d->hca_type);
+	h = hash_str(h, d->board_id);
+	h = hash_str(h, d->node_desc);
+	h = hash_num(h, d->numa_node);
+	for (size_t i = 0; i < d->n_netdevs; i++)
+		h = hash_str(h, d->netdevs[i]);
+	h = hash_str(h, p->address);
+	h = hash_dbl(h, p->cur_speed_gts);
+	h = hash_dbl(h, p->max_speed_gts);
+	h = hash_num(h, p->cur_width);
+	h = hash_num(h, p->max_width);
+	h = hash_num(h, p->aer_correctable);
+	h = hash_num(h, p->aer_nonfatal);
+	return hash_num(h, p->aer_fatal);
+}
+
+static uint64_t port_hash(const struct report_port *p)
+{
+	uint64_t h = 0;
+
+	h = hash_num(h, p->state);
+	h = hash_num(h, p->phys_state);
+	h = hash_num(h, (int64_t)p->rate_bytes);
+	h = hash_str(h, p->link_layer);
+	h = hash_num(h, p->lid);
+	h = hash_num(h, p->sm_lid);
+	h = hash_num(h, p->lmc);
+	h = hash_num(h, p->cap_mask);
+	h = hash_str(h, p->port_guid);
+	h = hash_str(h, p->netdev);
+	for (size_t i = 0; i < p->n_gids; i++) {
+		h = hash_num(h, p->gids[i].index);
+		h = hash_str(h, p->gids[i].gid);
+		h = hash_str(h, p->gids[i].type);
+		h = hash_str(h, p->gids[i].netdev);
+	}
+	for (size_t i = 0; i < p->n_pkeys; i++)
+		h = hash_num(h, ((int64_t)p->pkeys[i].index << 16) | p->pkeys[i].pkey);
+	return h;
+}
+
+/* ---- binding helpers: unknown values become NULL ---- */
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_known(sqlite3_stmt *s, int i, int64_t v)
+{
+	if (v >= 0)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_speed(sqlite3_stmt *s, int i, double v)
+{
+	if (v >= 0)
+		sqlite3_bind_double(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Step an upsert ... RETURNING id. */
+static int store_returning(struct store *st, sqlite3_stmt *s, const char *what,
+			   int64_t *id)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return store_err(st, rc, what);
+	return 0;
+}
+
+/* Run a statement with its bindings in place. */
+static int store_done(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : store_err(st, rc, what);
+}
+
+/* ---- host, device, port ---- */
+
+static int put_host(struct store *st, const struct report *r, double now,
+		    struct cache_host **out)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_HOST_UPSERT);
+	struct cache_host *h;
+	int64_t id = 0;
+	int ret;
+
+	sqlite3_bind_text(s, 1, r->host, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 2, now);
+	sqlite3_bind_double(s, 3, r->timestamp);
+	bind_text(s, 4, r->probe_version);
+	ret = store_returning(st, s, "host", &id);
+	if (ret)
+		return ret;
+	h = map_get(st->hosts, r->host);
+	if (h && h->id == id) {
+		*out = h;
+		return 0;
+	}
+	/* New, or retired and back under a new id: start its cache over. */
+	h = calloc(1, sizeof(*h));
+	if (!h || map_new(cache_device_free, &h->devices)) {
+		free(h);
+		return -ENOMEM;
+	}
+	h->id = id;
+	if (map_put(st->hosts, r->host, h)) {
+		cache_host_free(h);
+		return -ENOMEM;
+	}
+	*out = h;
+	return 0;
+}
+
+static int put_device_row(struct store *st, int64_t host_id,
+			  const struct report_device *d, double now, int64_t *id)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_DEVICE_UPSERT);
+	const struct report_pcie *p = &d->pcie;
+	char netdevs[REPORT_MAX_NETDEVS * (REPORT_MAX_NAME + 1) + 1] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < d->n_netdevs && off < sizeof(netdevs); i++)
+		off += (size_t)snprintf(netdevs + off, sizeof(netdevs) - off, "%s%s",
+					i ? "," : "", d->netdevs[i]);
+	sqlite3_bind_int64(s, 1, host_id);
+	bind_text(s, 2, d->name);
+	bind_text(s, 3, d->node_guid);
+	bind_text(s, 4, d->sys_image_guid);
+	bind_text(s, 5, d->fw_ver);
+	bind_text(s, 6, d->hca_type);
+	bind_text(s, 7, d->board_id);
+	bind_text(s, 8, d->node_desc);
+	bind_known(s, 9, d->numa_node);
+	bind_text(s, 10, d->n_netdevs ? netdevs : NULL);
+	bind_text(s, 11, p->address);
+	bind_speed(s, 12, p->cur_speed_gts);
+	bind_speed(s, 13, p->max_speed_gts);
+	bind_known(s, 14, p->cur_width);
+	bind_known(s, 15, p->max_width);
+	bind_known(s, 16, p->aer_correctable);
+	bind_known(s, 17, p->aer_nonfatal);
+	bind_known(s, 18, p->aer_fatal);
+	sqlite3_bind_double(s, 19, now);
+	return store_returning(st, s, "device", id);
+}
+
+static int put_device(struct store *st, struct cache_host *h,
+		      const struct report_device *d, double now,
+		      struct cache_device **out)
+{
+	struct cache_device *c = map_get(h->devices, d->name);
+	uint64_t hash = device_hash(d);
+	int64_t id = 0;
+	int ret;
+
+	if (c && c->hash == hash) {
+		*out = c;
+		return 0;
+	}
+	ret = put_device_row(st, h->id, d, now, &id);
+	if (ret)
+		return ret;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c || map_put(h->devices, d->name, c)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	c->id = id;
+	c->hash = hash;
+	*out = c;
+	return 0;
+}
+
+static int put_port_row(struct store *st, int64_t host_id, int64_t dev_id,
+			const struct report_port *p, double now, int64_t *id)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_PORT_UPSERT);
+
+	sqlite3_bind_int64(s, 1, host_id);
+	sqlite3_bind_int64(s, 2, dev_id);
+	sqlite3_bind_int64(s, 3, p->port);
+	bind_known(s, 4, p->state);
+	bind_known(s, 5, p->phys_state);
+	if (p->rate_bytes != REPORT_UNKNOWN)
+		sqlite3_bind_int64(s, 6, (int64_t)p->rate_bytes);
+	bind_text(s, 7, p->link_layer);
+	bind_known(s, 8, p->lid);
+	bind_known(s, 9, p->sm_lid);
+	bind_known(s, 10, p->lmc);
+	bind_known(s, 11, p->cap_mask);
+	bind_text(s, 12, p->port_guid);
+	bind_text(s, 13, p->netdev);
+	sqlite3_bind_double(s, 14, now);
+	return store_returning(st, s, "port", id);
+}
+
+/* Replace the port's GID and P_Key rows. */
+static int put_port_tables(struct store *st, int64_t id,
+			   const struct report_port *p)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_GID_DEL);
+	int ret;
+
+	sqlite3_bind_int64(s, 1, id);
+	ret = store_done(st, s, "gid");
+	s = store_stmt(st, SQL_PKEY_DEL);
+	sqlite3_bind_int64(s, 1, id);
+	if (!ret)
+		ret = store_done(st, s, "pkey");
+	for (size_t i = 0; !ret && i < p->n_gids; i++) {
+		s = store_stmt(st, SQL_GID_INS);
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, p->gids[i].index);
+		bind_text(s, 3, p->gids[i].gid);
+		bind_text(s, 4, p->gids[i].type);
+		bind_text(s, 5, p->gids[i].netdev);
+		ret = store_done(st, s, "gid");
+	}
+	for (size_t i = 0; !ret && i < p->n_pkeys; i++) {
+		s = store_stmt(st, SQL_PKEY_INS);
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, p->pkeys[i].index);
+		sqlite3_bind_int64(s, 3, p->pkeys[i].pkey);
+		ret = store_done(st, s, "pkey");
+	}
+	return ret;
+}
+
+static struct cache_port *cache_port_find(struct cache_device *d, unsigned num)
+{
+	for (size_t i = 0; i < d->n_ports; i++)
+		if (d->ports[i]->num == num)
+			return d->ports[i];
+	return NULL;
+}
+
+static struct cache_port *cache_port_add(struct cache_device *d, unsigned num)
+{
+	struct cache_port **ports, *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	ports = realloc(d->ports, (d->n_ports + 1) * sizeof(*ports));
+	if (!ports) {
+		free(p);
+		return NULL;
+	}
+	p->num = num;
+	d->ports = ports;
+	d->ports[d->n_ports++] = p;
+	return p;
+}
+
+/* ---- the per-port series table ---- */
+
+static size_t series_home(const struct cache_port *p, int source,
+			  const char *name)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)name >> 3) ^ ((uint64_t)source << 58);
+
+	k *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(k >> 20) & (p->cap - 1);
+}
+
+static struct cache_series *series_find(struct cache_port *p, int source,
+					const char *name)
+{
+	size_t mask = p->cap - 1;
+
+	if (!p->cap)
+		return NULL;
+	for (size_t i = series_home(p, source, name);; i = (i + 1) & mask) {
+		struct cache_series *e = &p->tab[i];
+
+		if (!e->name || (e->name == name && e->source == source))
+			return e;
+	}
+}
+
+static int series_grow(struct cache_port *p)
+{
+	struct cache_series *old = p->tab;
+	size_t old_cap = p->cap;
+
+	p->cap = old_cap ? old_cap * 2 : 64;
+	p->tab = calloc(p->cap, sizeof(*p->tab));
+	if (!p->tab) {
+		p->tab = old;
+		p->cap = old_cap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].name)
+			*series_find(p, old[i].source, old[i].name) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Cache one series; @name must be interned. */
+static int series_add(struct store *st, struct cache_port *p, int source,
+		      const char *name, int64_t id, uint64_t value, double hist_ts)
+{
+	struct cache_series *e;
+
+	if ((p->n + 1) * 4 > p->cap * 3 && series_grow(p))
+		return -ENOMEM;
+	e = series_find(p, source, name);
+	if (!e->name) {
+		p->n++;
+		st->n_series++;
+	}
+	e->name = name;
+	e->source = source;
+	e->id = id;
+	e->value = value;
+	e->hist_ts = hist_ts;
+	return 0;
+}
+
+/* Fill a newly cached port from the series rows the database has. */
+static int series_load(struct store *st, struct cache_port *p)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_SERIES_LOAD);
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(s, 1, p->id);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = map_intern(st->names,
+					      (const char *)sqlite3_column_text(s, 2));
+
+		if (!name) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* hist_ts unknown: the next report writes a keyframe. */
+		ret = series_add(st, p, sqlite3_column_int(s, 1), name,
+				 sqlite3_column_int64(s, 0),
+				 (uint64_t)sqlite3_column_int64(s, 3), 0);
+	}
+	sqlite3_reset(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_err(st, rc, "series load");
+	return ret;
+}
+
+static int put_port(struct store *st, struct cache_host *h,
+		    struct cache_device *d, const struct report_port *p,
+		    double now, struct cache_port **out)
+{
+	struct cache_port *c = cache_port_find(d, p->port);
+	uint64_t hash = port_hash(p);
+	int64_t id = 0;
+	int ret;
+
+	if (c && c->hash == hash) {
+		*out = c;
+		return 0;
+	}
+	ret = put_port_row(st, h->id, d->id, p, now, &id);
+	if (!ret)
+		ret = put_port_tables(st, id, p);
+	if (ret)
+		return ret;
+	if (!c) {
+		c = cache_port_add(d, p->port);
+		if (!c)
+			return -ENOMEM;
+		c->id = id;
+		ret = series_load(st, c);
+		if (ret)
+			return ret;
+	}
+	c->hash = hash;
+	*out = c;
+	return 0;
+}
+
+/* ---- counters ---- */
+
+static int put_sample(struct store *st, int64_t series_id, double now,
+		      uint64_t value)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_SAMPLE_INS);
+
+	sqlite3_bind_int64(s, 1, series_id);
+	sqlite3_bind_double(s, 2, now);
+	sqlite3_bind_int64(s, 3, (int64_t)value);
+	return store_done(st, s, "sample");
+}
+
+static int put_new_series(struct store *st, struct cache_port *p, int source,
+			  const char *name, const struct report_counter *c,
+			  double now, struct store_stats *stats)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_SERIES_INS);
+	int64_t id;
+	int ret;
+
+	sqlite3_bind_int64(s, 1, p->id);
+	sqlite3_bind_int(s, 2, source);
+	sqlite3_bind_text(s, 3, c->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, (int64_t)c->value);
+	sqlite3_bind_double(s, 5, now);
+	ret = store_done(st, s, "series");
+	if (ret)
+		return ret;
+	id = sqlite3_last_insert_rowid(st->db);
+	ret = put_sample(st, id, now, c->value);
+	if (ret)
+		return ret;
+	stats->series_written++;
+	stats->history_written++;
+	return series_add(st, p, source, name, id, c->value, now);
+}
+
+static int put_counter(struct store *st, struct cache_port *p, int source,
+		       const struct report_counter *c, double now,
+		       struct store_stats *stats)
+{
+	const char *name = map_intern(st->names, c->name);
+	struct cache_series *e;
+	sqlite3_stmt *s;
+	int ret;
+
+	if (!name)
+		return -ENOMEM;
+	e = series_find(p, source, name);
+	if (!e || !e->name)
+		return put_new_series(st, p, source, name, c, now, stats);
+	if (e->value != c->value) {
+		s = store_stmt(st, SQL_SERIES_UPD);
+		sqlite3_bind_int64(s, 1, e->id);
+		sqlite3_bind_int64(s, 2, (int64_t)c->value);
+		sqlite3_bind_double(s, 3, now);
+		ret = store_done(st, s, "series");
+		if (ret)
+			return ret;
+		stats->series_written++;
+	} else if (now - e->hist_ts < st->opts.keyframe_interval) {
+		return 0;
+	}
+	ret = put_sample(st, e->id, now, c->value);
+	if (ret)
+		return ret;
+	stats->history_written++;
+	e->value = c->value;
+	e->hist_ts = now;
+	return 0;
+}
+
+static int put_port_counters(struct store *st, struct cache_port *cp,
+			     const struct report_port *p, double now,
+			     struct store_stats *stats)
+{
+	for (int src = 0; src < CSRC_COUNT; src++) {
+		for (size_t i = 0; i < p->n_counters[src]; i++) {
+			int ret = put_counter(st, cp, src, &p->counters[src][i], now,
+					      stats);
+
+			if (ret)
+				return ret;
+			stats->samples++;
+		}
+	}
+	return 0;
+}
+
+int store_put_report(struct store *st, const struct report *r, double now,
+		     struct store_stats *stats)
+{
+	struct store_stats dummy;
+	struct cache_host *h;
+	int ret;
+
+	if (!stats)
+		stats = &dummy;
+	memset(stats, 0, sizeof(*stats));
+	if (map_count(st->names) > STORE_MAX_NAMES) {
+		log_warn("store: more than %d counter names: dropping the cache",
+			 STORE_MAX_NAMES);
+		store_cache_drop(st);
+	}
+	ret = put_host(st, r, now, &h);
+	for (size_t i = 0; !ret && i < r->n_devices; i++) {
+		const struct report_device *d = &r->devices[i];
+		struct cache_device *cd;
+
+		ret = put_device(st, h, d, now, &cd);
+		for (size_t j = 0; !ret && j < d->n_ports; j++) {
+			struct cache_port *cp;
+
+			ret = put_port(st, h, cd, &d->ports[j], now, &cp);
+			if (!ret)
+				ret = put_port_counters(st, cp, &d->ports[j], now,
+							stats);
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The writer thread and its queue: see writer.h. One mutex guards the
+ * queue; the thread never holds it while it talks to SQLite.
+ */
+#include "writer.h"
+#include "log.h"
+#include "report.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WRITER_IDLE_WAIT 1.0	/* seconds between maintenance runs when idle */
+#define WRITER_PRUNE_PAUSE 60.0 /* seconds after a step that found little */
+
+struct writer {
+	struct store *st;
+	struct writer_opts opts;
+	pthread_t thread;
+	int started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct writer_job *head, *tail;
+	int stopping;
+	double next_prune, next_checkpoint;
+	struct writer_counts counts;	/* under lock */
+};
+
+static double writer_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static size_t writer_rows(const struct writer_job *job)
+{
+	const struct report *r = job->report;
+	size_t rows = 1;
+
+	if (job->kind != WRITER_REPORT)
+		return rows;
+	for (size_t i = 0; i < r->n_devices; i++)
+		for (size_t j = 0; j < r->devices[i].n_ports; j++)
+			for (int s = 0; s < CSRC_COUNT; s++)
+				rows += r->devices[i].ports[j].n_counters[s];
+	return rows;
+}
+
+int writer_submit(struct writer *w, struct writer_job *job)
+{
+	job->rows = writer_rows(job);
+	job->next = NULL;
+	job->status = 0;
+	memset(&job->stats, 0, sizeof(job->stats));
+	pthread_mutex_lock(&w->lock);
+	if (w->stopping) {
+		pthread_mutex_unlock(&w->lock);
+		return -ESHUTDOWN;
+	}
+	if (w->tail)
+		w->tail->next = job;
+	else
+		w->head = job;
+	w->tail = job;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/*
+ * Take up to max_batch_rows worth of jobs (at least one), waiting up to
+ * WRITER_IDLE_WAIT for the first. NULL with *@stop set: time to exit.
+ */
+static struct writer_job *writer_take(struct writer *w, int *stop)
+{
+	struct writer_job *first, *last;
+	struct timespec until;
+	size_t rows;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)WRITER_IDLE_WAIT;
+	pthread_mutex_lock(&w->lock);
+	while (!w->head && !w->stopping)
+		if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT)
+			break;
+	*stop = w->stopping && !w->head;
+	first = last = w->head;
+	if (first) {
+		rows = first->rows;
+		while (last->next && rows + last->next->rows <= (size_t)w->opts.max_batch_rows) {
+			last = last->next;
+			rows += last->rows;
+		}
+		w->head = last->next;
+		if (!w->head)
+			w->tail = NULL;
+		last->next = NULL;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return first;
+}
+
+static int writer_apply(struct writer *w, struct writer_job *job, double now)
+{
+	switch (job->kind) {
+	case WRITER_REPORT:
+		return store_put_report(w->st, job->report, now, &job->stats);
+	case WRITER_RETIRE: {
+		int ret = store_retire(w->st, job->host);
+
+		/* An unknown host is that job's answer, not the batch's failure. */
+		job->status = ret == -ENOENT ? -ENOENT : 0;
+		return ret == -ENOENT ? 0 : ret;
+	}
+	case WRITER_HEALTH:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One transaction for the jobs from @first to the end of its list. */
+static int writer_transaction(struct writer *w, struct writer_job *first,
+			      struct writer_job *end)
+{
+	double now = writer_clock(CLOCK_REALTIME);
+	int ret = store_begin(w->st);
+
+	for (struct writer_job *j = first; !ret && j != end; j = j->next)
+		ret = writer_apply(w, j, now);
+	if (!ret)
+		ret = store_commit(w->st);
+	else
+		store_rollback(w->st);
+	return ret;
+}
+
+static void writer_finish(struct writer *w, struct writer_job *job, int ret)
+{
+	pthread_mutex_lock(&w->lock);
+	w->counts.jobs++;
+	if (!ret) {
+		w->counts.samples += job->stats.samples;
+		w->counts.history_rows += job->stats.history_written;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (ret)
+		job->status = ret;
+	job->done(job);
+}
+
+static void writer_count(struct writer *w, int ret)
+{
+	pthread_mutex_lock(&w->lock);
+	if (ret)
+		w->counts.failed++;
+	else
+		w->counts.commits++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * Commit a batch. If rows broke a constraint (-EINVAL) and the batch held
+ * several jobs, redo them one per transaction so one bad report cannot
+ * keep failing the reports that happen to share its batch.
+ */
+static void writer_batch(struct writer *w, struct writer_job *jobs)
+{
+	int ret = writer_transaction(w, jobs, NULL);
+
+	writer_count(w, ret);
+	if (ret == -EINVAL && jobs->next) {
+		log_warn("writer: a batch broke a constraint; retrying its jobs one by one");
+		while (jobs) {
+			struct writer_job *next = jobs->next;
+
+			ret = writer_transaction(w, jobs, next);
+			writer_count(w, ret);
+			writer_finish(w, jobs, ret);
+			jobs = next;
+		}
+		return;
+	}
+	while (jobs) {
+		struct writer_job *next = jobs->next;
+
+		writer_finish(w, jobs, ret);
+		jobs = next;
+	}
+}
+
+/* Between batches: one pruning step when due, a checkpoint when due. */
+static void writer_maintain(struct writer *w)
+{
+	double mono = writer_clock(CLOCK_MONOTONIC);
+	size_t deleted = 0;
+
+	if (mono >= w->next_prune) {
+		int ret = store_prune(w->st, writer_clock(CLOCK_REALTIME), &deleted);
+
+		/* A full step means more is due: go on after the next batch. */
+		w->next_prune = mono + (ret == 1 ? 0 : WRITER_PRUNE_PAUSE);
+		if (deleted)
+			log_debug("writer: pruned %zu history rows", deleted);
+	}
+	if (mono >= w->next_checkpoint) {
+		store_checkpoint(w->st, NULL);
+		w->next_checkpoint = mono + (double)w->opts.checkpoint_interval;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	int stop = 0;
+
+	while (!stop) {
+		struct writer_job *jobs = writer_take(w, &stop);
+
+		if (jobs)
+			writer_batch(w, jobs);
+		writer_maintain(w);
+	}
+	return NULL;
+}
+
+int writer_new(struct store *st, const struct writer_opts *o,
+	       struct writer **out)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return -ENOMEM;
+	w->st = st;
+	w->opts = *o;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->next_checkpoint = writer_clock(CLOCK_MONOTONIC) + (double)o->checkpoint_interval;
+	ret = -pthread_create(&w->thread, NULL, writer_main, w);
+	if (ret) {
+		writer_free(w);
+		return ret;
+	}
+	w->started = 1;
+	*out = w;
+	return 0;
+}
+
+void writer_stop(struct writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stopping = 1;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (w->started) {
+		pthread_join(w->thread, NULL);
+		w->started = 0;
+	}
+}
+
+void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	writer_stop(w);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+}
+
+void writer_counts(struct writer *w, struct writer_counts *out)
+{
+	pthread_mutex_lock(&w->lock);
+	*out = w->counts;
+	pthread_mutex_unlock(&w->lock);
+}

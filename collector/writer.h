@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writer thread: the only user of the store. Request handlers submit
+ * jobs (a decoded report, a retirement, a health check) and suspend; the
+ * writer drains every queued job (up to max_batch_rows counters) into one
+ * transaction, commits it (synchronous=FULL), and only then calls each
+ * job's done() — group commit, so one fsync covers many requests and no
+ * request is answered before its rows are durable. A failed transaction
+ * is rolled back and every job in it gets the error. Between batches the
+ * writer prunes history in small steps and manages WAL checkpoints.
+ */
+#ifndef IBPULSE_COLLECTOR_WRITER_H
+#define IBPULSE_COLLECTOR_WRITER_H
+
+#include "store.h"
+
+#include <stddef.h>
+
+struct report;
+struct writer;
+
+enum writer_kind {
+	WRITER_REPORT,	/* store job->report */
+	WRITER_RETIRE,	/* delete job->host */
+	WRITER_HEALTH,	/* nothing: done() says whether a commit worked */
+};
+
+struct writer_job {
+	struct writer_job *next;	/* queue link, the writer's */
+	enum writer_kind kind;
+	const struct report *report;	/* owned by the submitter */
+	const char *host;		/* WRITER_RETIRE, owned by the submitter */
+	size_t rows;			/* set by writer_submit() */
+	/* Results, set before done() is called. */
+	int status;	/* 0; -ENOENT (retire of an unknown host); -EINVAL (the
+			 * rows break a constraint); other -errno: storage failed */
+	struct store_stats stats;
+	/*
+	 * Called on the writer thread once the job's transaction committed or
+	 * failed; after it returns the writer never touches the job again.
+	 */
+	void (*done)(struct writer_job *job);
+	void *arg;
+};
+
+struct writer_opts {
+	long long max_batch_rows;
+	long long checkpoint_interval;	/* seconds */
+};
+
+/* Start the thread; it uses @st exclusively until writer_free(). */
+int writer_new(struct store *st, const struct writer_opts *o,
+	       struct writer **out);
+/*
+ * writer_submit() - queue @job. Returns 0, or -ESHUTDOWN once
+ * writer_stop() was called (done() is then not called).
+ */
+int writer_submit(struct writer *w, struct writer_job *job);
+/* Refuse new jobs, finish the queued ones, join the thread. */
+void writer_stop(struct writer *w);
+/* Stop if needed and free. The store stays open. NULL is fine. */
+void writer_free(struct writer *w);
+
+struct writer_counts {
+	unsigned long long commits, failed, jobs, samples, history_rows;
+};
+void writer_counts(struct writer *w, struct writer_counts *out);
+
+#endif
