@@ -61,6 +61,7 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_PRUNE_HEAD] = "SELECT ts FROM sample ORDER BY rowid LIMIT 1",
 	[SQL_PRUNE_DEL] = "DELETE FROM sample WHERE rowid IN (SELECT rowid FROM "
 			  "sample ORDER BY rowid LIMIT ?1) AND ts < ?2",
+	[SQL_DATA_VERSION] = "PRAGMA data_version",
 };
 
 int store_err(struct store *st, int rc, const char *what)
@@ -230,11 +231,39 @@ int store_schema_version(struct store *st)
 	return schema_version(st->db);
 }
 
+/*
+ * Another connection committed (ibpulse-collector retire run by hand): the
+ * cached ids may point at deleted rows, so start the cache over.
+ */
+static int store_check_others(struct store *st)
+{
+	sqlite3_stmt *s = store_stmt(st, SQL_DATA_VERSION);
+	int rc = sqlite3_step(s);
+	long long v;
+
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_err(st, rc, "data_version");
+	}
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (v != st->data_version) {
+		if (st->data_version)
+			store_cache_drop(st);
+		st->data_version = v;
+	}
+	return 0;
+}
+
 int store_begin(struct store *st)
 {
 	int ret = store_exec(st, SQL_BEGIN);
 
 	st->in_txn = !ret;
+	if (!ret)
+		ret = store_check_others(st);
+	if (ret)
+		store_rollback(st);
 	return ret;
 }
 

@@ -29,6 +29,7 @@ enum store_sql {
 	SQL_HOST_DEL,
 	SQL_PRUNE_HEAD,
 	SQL_PRUNE_DEL,
+	SQL_DATA_VERSION,
 	SQL_COUNT
 };
 
@@ -67,6 +68,7 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *sql[SQL_COUNT];
 	int in_txn;
+	long long data_version;	/* to notice other writers (retire CLI) */
 	struct map *hosts;	/* name -> struct cache_host */
 	struct map *names;	/* interned counter names */
 	size_t n_series;	/* cached series, all ports */

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: MIT
+/*
+ * HTTP ingest on libmicrohttpd: see http.h. A request goes through three
+ * handler calls: the first (headers only) routes, checks the method, the
+ * token and Content-Length; then the body arrives in pieces and is counted
+ * against max_body_bytes; the last call validates and submits to the
+ * writer, suspending the connection. The writer's done() resumes it, and
+ * one more call sends the answer. Nothing is written for a request that is
+ * answered with an error: the writer only ever sees validated reports.
+ */
+#include "http.h"
+#include "auth.h"
+#include "buf.h"
+#include "log.h"
+#include "report.h"
+#include "writer.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HTTP_REPORT_PATH "/api/v1/report"
+#define HTTP_HEALTH_PATH "/healthz"
+#define HTTP_HOSTS_PREFIX "/api/v1/hosts/"
+#define HTTP_RETIRE_SUFFIX "/retire"
+#define HTTP_RETRY_AFTER "5" /* seconds, on 503 */
+
+enum http_route { ROUTE_REPORT, ROUTE_HEALTH, ROUTE_RETIRE };
+
+enum http_state {
+	REQ_BODY,	/* receiving the body */
+	REQ_REJECTED,	/* answered early; swallow what still arrives */
+	REQ_WAITING,	/* suspended, job with the writer */
+};
+
+struct http {
+	struct http_opts opts;
+	struct writer *writer;
+	struct MHD_Daemon *daemon;
+	unsigned port;
+	atomic_uint suspended;	/* requests between suspend and completion */
+};
+
+struct http_req {
+	struct http *http;
+	struct MHD_Connection *conn;
+	enum http_route route;
+	enum http_state state;
+	const char *token_host;	/* the host the bearer token names */
+	char target[REPORT_MAX_NAME + 1]; /* the host to retire */
+	struct buf body;
+	int too_big;
+	int counted;		/* in http.suspended */
+	struct report *report;
+	struct writer_job job;
+};
+
+/* ---- responses ---- */
+
+static enum MHD_Result http_send(struct MHD_Connection *conn, unsigned status,
+				 json_t *body, const char *hname, const char *hval)
+{
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	json_decref(body);
+	if (!text)
+		return MHD_NO; /* out of memory: MHD closes the connection */
+	resp = MHD_create_response_from_buffer(strlen(text), text,
+					       MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	if (hname)
+		MHD_add_response_header(resp, hname, hval);
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result http_error(struct MHD_Connection *conn, unsigned status,
+				  const char *msg)
+{
+	const char *hname = NULL, *hval = NULL;
+
+	if (status == MHD_HTTP_UNAUTHORIZED) {
+		hname = MHD_HTTP_HEADER_WWW_AUTHENTICATE;
+		hval = "Bearer realm=\"ibpulse\"";
+	} else if (status == MHD_HTTP_SERVICE_UNAVAILABLE) {
+		hname = MHD_HTTP_HEADER_RETRY_AFTER;
+		hval = HTTP_RETRY_AFTER;
+	}
+	return http_send(conn, status, json_pack("{s:s}", "error", msg), hname, hval);
+}
+
+static enum MHD_Result http_bad_method(struct MHD_Connection *conn,
+				       const char *allow)
+{
+	return http_send(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			 json_pack("{s:s}", "error", "method not allowed"),
+			 MHD_HTTP_HEADER_ALLOW, allow);
+}
+
+/* ---- routing and early checks ---- */
+
+/* "/api/v1/hosts/NAME/retire": copy NAME into @name; -EINVAL otherwise. */
+static int http_retire_target(const char *url, char *name, size_t size)
+{
+	size_t plen = strlen(HTTP_HOSTS_PREFIX), slen = strlen(HTTP_RETIRE_SUFFIX);
+	size_t len = strlen(url), n;
+
+	if (len <= plen + slen || strncmp(url, HTTP_HOSTS_PREFIX, plen) ||
+	    strcmp(url + len - slen, HTTP_RETIRE_SUFFIX))
+		return -EINVAL;
+	n = len - plen - slen;
+	if (n >= size || memchr(url + plen, '/', n))
+		return -EINVAL;
+	memcpy(name, url + plen, n);
+	name[n] = '\0';
+	return 0;
+}
+
+static const char *http_bearer(struct MHD_Connection *conn, size_t *len)
+{
+	return auth_bearer(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_AUTHORIZATION),
+			   len);
+}
+
+/* 0 when the request may go on; else the answer was queued in *@ret. */
+static int http_authorize(struct http *h, struct http_req *req,
+			  enum MHD_Result *ret)
+{
+	size_t len = 0;
+	const char *tok = http_bearer(req->conn, &len);
+
+	if (req->route == ROUTE_HEALTH)
+		return 0;
+	if (req->route == ROUTE_RETIRE) {
+		const char *admin = h->opts.admin_token;
+
+		if (!admin)
+			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
+					  "the retire API is disabled (no admin_token configured)");
+		else if (!tok || !auth_equal(tok, len, admin, strlen(admin)))
+			*ret = http_error(req->conn, MHD_HTTP_UNAUTHORIZED,
+					  "a valid admin bearer token is required");
+		else
+			return 0;
+		return -EACCES;
+	}
+	req->token_host = tok ? auth_host(h->opts.auth, tok, len) : NULL;
+	if (req->token_host)
+		return 0;
+	*ret = http_error(req->conn, MHD_HTTP_UNAUTHORIZED,
+			  tok ? "unknown bearer token" : "a bearer token is required");
+	return -EACCES;
+}
+
+static int http_length_ok(struct http *h, struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	unsigned long long v;
+	char *end;
+
+	if (!cl)
+		return 1; /* chunked: counted as it arrives */
+	errno = 0;
+	v = strtoull(cl, &end, 10);
+	return !errno && end != cl && v <= h->opts.max_body_bytes;
+}
+
+static enum MHD_Result http_too_big(struct http *h, struct MHD_Connection *conn)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "body larger than %zu bytes",
+		 h->opts.max_body_bytes);
+	return http_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+}
+
+/* The first call: route and check; *@con_cls set when the request goes on. */
+static enum MHD_Result http_begin(struct http *h, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  void **con_cls)
+{
+	struct http_req *req = calloc(1, sizeof(*req));
+	int post = !strcmp(method, MHD_HTTP_METHOD_POST);
+	enum MHD_Result ret = MHD_YES;
+
+	if (!req)
+		return MHD_NO;
+	req->http = h;
+	req->conn = conn;
+	buf_init(&req->body, h->opts.max_body_bytes);
+	*con_cls = req; /* freed by http_completed whatever happens next */
+	req->state = REQ_REJECTED;
+	if (!strcmp(url, HTTP_REPORT_PATH)) {
+		req->route = ROUTE_REPORT;
+		if (!post)
+			return http_bad_method(conn, MHD_HTTP_METHOD_POST);
+	} else if (!strcmp(url, HTTP_HEALTH_PATH)) {
+		req->route = ROUTE_HEALTH;
+		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return http_bad_method(conn, "GET, HEAD");
+	} else if (!http_retire_target(url, req->target, sizeof(req->target))) {
+		req->route = ROUTE_RETIRE;
+		if (!post)
+			return http_bad_method(conn, MHD_HTTP_METHOD_POST);
+	} else {
+		return http_error(conn, MHD_HTTP_NOT_FOUND, "no such endpoint");
+	}
+	if (http_authorize(h, req, &ret))
+		return ret;
+	if (!http_length_ok(h, conn))
+		return http_too_big(h, conn);
+	req->state = REQ_BODY;
+	return MHD_YES;
+}
+
+/* ---- the writer side ---- */
+
+/* On the writer thread: the job's transaction is over; wake the request. */
+static void http_job_done(struct writer_job *job)
+{
+	struct http_req *req = job->arg;
+
+	MHD_resume_connection(req->conn);
+}
+
+/* Suspend, then hand the job over: done() may resume at once. */
+static enum MHD_Result http_submit(struct http_req *req, enum writer_kind kind)
+{
+	req->job.kind = kind;
+	req->job.report = req->report;
+	req->job.host = req->target;
+	req->job.done = http_job_done;
+	req->job.arg = req;
+	req->state = REQ_WAITING;
+	req->counted = 1;
+	atomic_fetch_add(&req->http->suspended, 1);
+	MHD_suspend_connection(req->conn);
+	if (writer_submit(req->http->writer, &req->job)) {
+		req->job.status = -ESHUTDOWN;
+		MHD_resume_connection(req->conn);
+	}
+	return MHD_YES;
+}
+
+/* After the resume: answer from the job's outcome. */
+static enum MHD_Result http_answer(struct http_req *req)
+{
+	struct writer_job *job = &req->job;
+	struct MHD_Connection *conn = req->conn;
+	char msg[160];
+
+	if (job->status == -EINVAL)
+		return http_error(conn, MHD_HTTP_BAD_REQUEST,
+				  "the report breaks a database constraint");
+	if (job->status == -ENOENT) {
+		snprintf(msg, sizeof(msg), "unknown host '%s'", req->target);
+		return http_error(conn, MHD_HTTP_NOT_FOUND, msg);
+	}
+	if (job->status)
+		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  job->status == -ESHUTDOWN ? "the collector is shutting down" :
+				  "storage failed; retry later");
+	switch (req->route) {
+	case ROUTE_REPORT:
+		return http_send(conn, MHD_HTTP_OK,
+				 json_pack("{s:I}", "stored", (json_int_t)job->stats.samples),
+				 NULL, NULL);
+	case ROUTE_RETIRE:
+		return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "retired", req->target),
+				 NULL, NULL);
+	case ROUTE_HEALTH:
+		break;
+	}
+	return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, NULL);
+}
+
+/* The whole body is in: validate and submit. */
+static enum MHD_Result http_process(struct http *h, struct http_req *req)
+{
+	char err[256], msg[320];
+
+	if (req->too_big)
+		return http_too_big(h, req->conn);
+	if (req->route == ROUTE_HEALTH)
+		return http_submit(req, WRITER_HEALTH);
+	if (req->route == ROUTE_RETIRE)
+		return http_submit(req, WRITER_RETIRE);
+	if (report_decode(req->body.data ? req->body.data : "", req->body.len,
+			  &req->report, err, sizeof(err)))
+		return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
+	buf_free(&req->body);
+	if (strcmp(req->report->host, req->token_host) != 0) {
+		snprintf(msg, sizeof(msg),
+			 "host: the token is for host '%s', the report is for '%s'",
+			 req->token_host, req->report->host);
+		return http_error(req->conn, MHD_HTTP_FORBIDDEN, msg);
+	}
+	return http_submit(req, WRITER_REPORT);
+}
+
+static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn,
+				    const char *url, const char *method,
+				    const char *version, const char *upload_data,
+				    size_t *upload_data_size, void **con_cls)
+{
+	struct http *h = cls;
+	struct http_req *req = *con_cls;
+
+	if (!req)
+		return http_begin(h, conn, url, method, con_cls);
+	switch (req->state) {
+	case REQ_WAITING:
+		return http_answer(req);
+	case REQ_REJECTED:
+		*upload_data_size = 0;
+		return MHD_YES;
+	case REQ_BODY:
+		break;
+	}
+	if (*upload_data_size) {
+		int r = req->too_big ? 0 :
+			buf_add(&req->body, upload_data, *upload_data_size);
+
+		if (r == -ENOMEM)
+			return MHD_NO;
+		if (r == -E2BIG) {
+			req->too_big = 1;
+			buf_free(&req->body);
+			/* Answer now if MHD lets us; otherwise at the end. */
+			if (http_too_big(h, conn) == MHD_YES)
+				req->state = REQ_REJECTED;
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	return http_process(h, req);
+}
+
+static void http_completed(void *cls, struct MHD_Connection *conn,
+			   void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct http_req *req = *con_cls;
+
+	if (!req)
+		return;
+	if (req->counted)
+		atomic_fetch_sub(&req->http->suspended, 1);
+	report_free(req->report);
+	buf_free(&req->body);
+	free(req);
+	*con_cls = NULL;
+}
+
+/* ---- the daemon ---- */
+
+static void __attribute__((format(printf, 2, 0)))
+http_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t len;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	len = strlen(line);
+	while (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	log_once(line, 60, LOG_LVL_WARN, "http: %s", line);
+}
+
+/* Resolve the numeric listen address into @ss; sets *@v6. */
+static int http_address(const struct http_opts *o, struct sockaddr_storage *ss,
+			socklen_t *len, int *v6)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	int rc = getaddrinfo(o->listen, NULL, &hints, &ai);
+
+	if (rc) {
+		log_err("http: listen address '%s' is not a numeric IPv4 or IPv6 "
+			"address: %s", o->listen, gai_strerror(rc));
+		return -EINVAL;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	*v6 = ai->ai_family == AF_INET6;
+	freeaddrinfo(ai);
+	if (*v6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)o->port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)o->port);
+	return 0;
+}
+
+static unsigned http_flags(const struct http_opts *o, int v6)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+
+	flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ?
+			 MHD_USE_EPOLL : MHD_USE_POLL;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	if (o->tls_cert_pem)
+		flags |= MHD_USE_TLS;
+	return flags;
+}
+
+static struct MHD_Daemon *http_start(struct http *h, const struct sockaddr *sa,
+				     int v6)
+{
+	const struct http_opts *o = &h->opts;
+	/* Options that only apply in some setups go at the end, so the list
+	 * can be cut short with MHD_OPTION_END where they are unused. */
+	struct MHD_OptionItem opts[] = {
+		{ MHD_OPTION_SOCK_ADDR, 0, (void *)sa },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit, NULL },
+		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->connection_memory, NULL },
+		{ MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_completed, h },
+		{ MHD_OPTION_END, 0, NULL }, /* thread pool */
+		{ MHD_OPTION_END, 0, NULL }, /* TLS key */
+		{ MHD_OPTION_END, 0, NULL }, /* TLS cert */
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	size_t n = 6;
+
+	if (o->threads > 1)
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
+						     o->threads, NULL };
+	if (o->tls_cert_pem) {
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						     (void *)o->tls_key_pem };
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						     (void *)o->tls_cert_pem };
+	}
+	return MHD_start_daemon(http_flags(o, v6) | MHD_USE_ERROR_LOG, 0, NULL,
+				NULL, http_handler, h,
+				/* first, so MHD logs nothing on its own */
+				MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+int http_new(const struct http_opts *o, struct writer *w, struct http **out)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	struct http *h;
+	socklen_t len;
+	int v6, ret;
+
+	if (o->tls_cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		log_err("http: TLS is configured but this libmicrohttpd has no TLS support");
+		return -ENOTSUP;
+	}
+	ret = http_address(o, &ss, &len, &v6);
+	if (ret)
+		return ret;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->opts = *o;
+	h->writer = w;
+	atomic_init(&h->suspended, 0);
+	h->daemon = http_start(h, (const struct sockaddr *)&ss, v6);
+	if (!h->daemon) {
+		log_err("http: cannot listen on %s port %u (in use, or bad TLS "
+			"certificate/key?)", o->listen, o->port);
+		free(h);
+		return -EADDRINUSE;
+	}
+	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : o->port;
+	log_info("http: listening on %s port %u (%s, %u threads)", o->listen, h->port,
+		 o->tls_cert_pem ? "https" : "http", o->threads);
+	*out = h;
+	return 0;
+}
+
+unsigned http_port(const struct http *h)
+{
+	return h->port;
+}
+
+void http_quiesce(struct http *h)
+{
+	MHD_socket s = MHD_quiesce_daemon(h->daemon);
+
+	if (s != MHD_INVALID_SOCKET)
+		close(s);
+}
+
+unsigned http_drain(struct http *h, unsigned timeout_ms)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	for (unsigned waited = 0; waited < timeout_ms; waited += 10) {
+		if (!atomic_load(&h->suspended))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return atomic_load(&h->suspended);
+}
+
+void http_free(struct http *h)
+{
+	if (!h)
+		return;
+	if (h->daemon)
+		MHD_stop_daemon(h->daemon);
+	free(h);
+}
