@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bandwidth loop, after perftest's run_iter_bw: keep up to tx_depth
+ * work requests in flight per QP, posted post_list at a time, with one
+ * completion requested every cq_mod requests; timestamp the first post
+ * and every poll that returns completions. In iteration mode
+ * BW = bytes / (last completion - first post); in duration mode only
+ * completions inside [t0 + margin, t0 + duration - margin] count, over
+ * that window's length. Bytes are also binned per sub-interval for the
+ * minimum and peak bandwidth.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POS_BITS 40
+#define POS_MASK ((1ull << POS_BITS) - 1)
+#define MAX_BINS 200000
+
+struct bwq {
+	uint64_t posted;
+	uint64_t completed;
+	struct ibv_send_wr *wr;
+	struct ibv_sge *sge;
+};
+
+/* One direction's accounting: completions counted inside the window. */
+struct meter {
+	uint64_t t_first;
+	uint64_t t_last;
+	uint64_t win_start;
+	uint64_t win_end;
+	uint64_t msgs;
+	bool started;
+	struct vstats_bins bins;
+};
+
+struct bwctx {
+	struct vrun *r;
+	struct bwq *q;
+	uint64_t target;	/* posts per QP; UINT64_MAX in duration mode */
+	bool duration;
+	bool stopping;
+	struct meter tx;
+	struct meter rx;
+	struct vt_side *out;
+};
+
+static enum ibv_wr_opcode bw_opcode(enum vt_test t)
+{
+	switch (t) {
+	case VT_READ_BW:
+		return IBV_WR_RDMA_READ;
+	case VT_SEND_BW:
+		return IBV_WR_SEND;
+	case VT_FADD_BW:
+		return IBV_WR_ATOMIC_FETCH_AND_ADD;
+	case VT_CAS_BW:
+		return IBV_WR_ATOMIC_CMP_AND_SWP;
+	default:
+		return IBV_WR_RDMA_WRITE;
+	}
+}
+
+static void build_wrs(struct bwctx *c, unsigned i)
+{
+	struct vrun *r = c->r;
+	struct veng *e = r->e;
+	enum ibv_wr_opcode op = bw_opcode(r->test);
+	uint64_t raddr = r->remote->addr + (uint64_t)i * r->remote->stride;
+	unsigned j;
+
+	for (j = 0; j < r->post_list; j++) {
+		struct ibv_send_wr *wr = &c->q[i].wr[j];
+		struct ibv_sge *sge = &c->q[i].sge[j];
+
+		sge->addr = (uint64_t)(uintptr_t)(e->buf + (size_t)i * e->stride +
+						  e->stride / 2);
+		sge->length = r->size;
+		sge->lkey = e->mr->lkey;
+		wr->sg_list = sge;
+		wr->num_sge = 1;
+		wr->opcode = op;
+		if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+		    op == IBV_WR_ATOMIC_CMP_AND_SWP) {
+			wr->wr.atomic.remote_addr = raddr;
+			wr->wr.atomic.rkey = r->remote->rkey;
+			wr->wr.atomic.compare_add = 1;
+		} else if (op != IBV_WR_SEND) {
+			wr->wr.rdma.remote_addr = raddr;
+			wr->wr.rdma.rkey = r->remote->rkey;
+		}
+	}
+}
+
+static int post_batch(struct bwctx *c, unsigned i, unsigned n,
+		      bool force_signal)
+{
+	struct vrun *r = c->r;
+	struct bwq *q = &c->q[i];
+	struct ibv_send_wr *bad;
+	unsigned j;
+	int rc;
+
+	for (j = 0; j < n; j++) {
+		struct ibv_send_wr *wr = &q->wr[j];
+		uint64_t pos = q->posted + j + 1;
+
+		wr->send_flags = r->use_inline ? IBV_SEND_INLINE : 0;
+		if (pos % r->cq_mod == 0 || pos == c->target ||
+		    (force_signal && j == n - 1))
+			wr->send_flags |= IBV_SEND_SIGNALED;
+		wr->wr_id = (uint64_t)i << POS_BITS | pos;
+		wr->next = j + 1 < n ? &q->wr[j + 1] : NULL;
+	}
+	rc = ibv_post_send(r->e->qp[i], q->wr, &bad);
+	if (rc) {
+		snprintf(c->out->error, sizeof(c->out->error),
+			 "ibv_post_send: %s", strerror(rc));
+		return -rc;
+	}
+	q->posted += n;
+	return 0;
+}
+
+/* Post what the send queue has room for; the tail of a run may be short. */
+static int post_some(struct bwctx *c, uint64_t now)
+{
+	struct vrun *r = c->r;
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < r->e->cfg.qps; i++) {
+		struct bwq *q = &c->q[i];
+		uint64_t room = r->e->cfg.tx_depth - (q->posted - q->completed);
+		uint64_t n = r->post_list;
+		bool force = false;
+
+		if (c->stopping) {
+			/* Close with a signaled request so the drain ends. */
+			if (q->posted % r->cq_mod == 0 || q->posted == q->completed)
+				continue;
+			n = 1;
+			force = true;
+		} else if (c->target - q->posted < n) {
+			n = c->target - q->posted;
+		}
+		if (!n || room < n)
+			continue;
+		if (!c->tx.t_first) {
+			c->tx.t_first = now;
+			if (!c->duration)
+				c->tx.bins.start_ns = now;
+		}
+		rc = post_batch(c, i, (unsigned)n, force);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void meter_account(struct bwctx *c, struct meter *m, uint64_t now,
+			  uint64_t msgs)
+{
+	if (c->duration && (now < m->win_start || now > m->win_end))
+		return;
+	m->msgs += msgs;
+	m->t_last = now;
+	(void)vstats_bins_add(&m->bins, now, msgs * c->r->size);
+}
+
+static int reap_send(struct bwctx *c, uint64_t *now)
+{
+	struct ibv_wc wc[16];
+	int n, k;
+
+	n = ibv_poll_cq(c->r->e->scq, 16, wc);
+	if (n <= 0) {
+		if (n < 0)
+			snprintf(c->out->error, sizeof(c->out->error),
+				 "ibv_poll_cq failed");
+		return n < 0 ? -EIO : 0;
+	}
+	*now = ctrl_now_ns();
+	for (k = 0; k < n; k++) {
+		unsigned i = (unsigned)(wc[k].wr_id >> POS_BITS);
+		uint64_t pos = wc[k].wr_id & POS_MASK;
+
+		if (wc[k].status != IBV_WC_SUCCESS) {
+			vrun_wc_error(&wc[k], c->out);
+			return -EIO;
+		}
+		if (i >= c->r->e->cfg.qps || pos <= c->q[i].completed)
+			continue;
+		meter_account(c, &c->tx, *now, pos - c->q[i].completed);
+		c->q[i].completed = pos;
+	}
+	c->r->watch->last_progress_ns = *now;
+	return n;
+}
+
+static int reap_recv(struct bwctx *c, uint64_t *now)
+{
+	struct ibv_wc wc[16];
+	int n, k, rc;
+
+	n = ibv_poll_cq(c->r->e->rcq, 16, wc);
+	if (n <= 0)
+		return n < 0 ? -EIO : 0;
+	*now = ctrl_now_ns();
+	if (!c->rx.started) {
+		c->rx.started = true;
+		c->rx.t_first = *now;
+		c->rx.win_start = *now + (uint64_t)(c->r->margin_s * 1e9);
+		c->rx.win_end = *now + (uint64_t)((c->r->duration_s -
+						   c->r->margin_s) * 1e9);
+		if (!c->duration)
+			c->rx.win_start = *now;
+		c->rx.bins.start_ns = c->rx.win_start;
+	}
+	for (k = 0; k < n; k++) {
+		if (wc[k].status != IBV_WC_SUCCESS) {
+			vrun_wc_error(&wc[k], c->out);
+			return -EIO;
+		}
+		meter_account(c, &c->rx, *now, 1);
+		rc = veng_post_recv(c->r->e, (unsigned)wc[k].wr_id);
+		if (rc)
+			return rc;
+	}
+	c->r->watch->last_progress_ns = *now;
+	return n;
+}
+
+static bool send_done(const struct bwctx *c)
+{
+	unsigned i;
+
+	for (i = 0; i < c->r->e->cfg.qps; i++) {
+		if (c->q[i].completed != c->q[i].posted)
+			return false;
+		if (!c->duration && c->q[i].completed != c->target)
+			return false;
+	}
+	return !c->duration || c->stopping;
+}
+
+/* Duration mode: the window opens at first post + margin. */
+static void tx_phase(struct bwctx *c, uint64_t now)
+{
+	struct vrun *r = c->r;
+
+	if (!c->duration || !c->tx.t_first || c->tx.win_end)
+		goto stop_check;
+	c->tx.win_start = c->tx.t_first + (uint64_t)(r->margin_s * 1e9);
+	c->tx.win_end = c->tx.t_first +
+			(uint64_t)((r->duration_s - r->margin_s) * 1e9);
+	c->tx.bins.start_ns = c->tx.win_start;
+stop_check:
+	if (c->duration && c->tx.win_end && now >= c->tx.win_end)
+		c->stopping = true;
+}
+
+static int bw_loop(struct bwctx *c)
+{
+	struct vrun *r = c->r;
+	uint64_t now = ctrl_now_ns();
+	bool tx_done = !r->do_send;
+	int rc;
+
+	for (;;) {
+		if (!tx_done) {
+			tx_phase(c, now);
+			rc = post_some(c, now);
+			if (rc)
+				return rc;
+			rc = reap_send(c, &now);
+			if (rc < 0)
+				return rc;
+			tx_done = send_done(c);
+		}
+		if (r->do_recv) {
+			rc = reap_recv(c, &now);
+			if (rc < 0)
+				return rc;
+		}
+		now = ctrl_now_ns();
+		if (tx_done && !r->do_recv)
+			return 0;
+		/* A receiver runs until the sender says DONE. */
+		rc = vwatch_check(r->watch, now, r->do_recv && tx_done,
+				  c->out->error, sizeof(c->out->error));
+		if (rc)
+			return rc > 0 ? 0 : rc;
+	}
+}
+
+static void meter_result(struct bwctx *c, const struct meter *m,
+			 struct vt_side *out)
+{
+	uint64_t start = c->duration ? m->win_start : m->t_first;
+	uint64_t end = c->duration ? m->win_end : m->t_last;
+	double lo, hi;
+
+	/* Bytes are counted up to the last completion seen in the window. */
+	if (c->duration && m->t_last < end)
+		end = m->t_last > start ? m->t_last : start;
+	out->msgs = m->msgs;
+	out->bytes = m->msgs * c->r->size;
+	out->elapsed_s = end > start ? (double)(end - start) / 1e9 : 0;
+	if (out->elapsed_s <= 0)
+		return;
+	out->bw_avg_Bps = (double)out->bytes / out->elapsed_s;
+	out->msg_rate = (double)out->msgs / out->elapsed_s;
+	out->bw_min_Bps = out->bw_peak_Bps = out->bw_avg_Bps;
+	if (vstats_bins_minmax(&m->bins, end, &lo, &hi)) {
+		out->bw_min_Bps = lo;
+		out->bw_peak_Bps = hi;
+	}
+}
+
+static int bw_setup(struct bwctx *c, struct vrun *r, struct vt_side *out)
+{
+	unsigned i, n = r->e->cfg.qps;
+	uint64_t width = (uint64_t)(r->interval_s * 1e9);
+
+	memset(c, 0, sizeof(*c));
+	c->r = r;
+	c->out = out;
+	c->duration = r->duration_s > 0;
+	c->target = c->duration ? UINT64_MAX : r->iters;
+	vstats_bins_init(&c->tx.bins, 0, width, MAX_BINS);
+	vstats_bins_init(&c->rx.bins, 0, width, MAX_BINS);
+	c->q = calloc(n, sizeof(*c->q));
+	if (!c->q)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		c->q[i].wr = calloc(r->post_list, sizeof(*c->q[i].wr));
+		c->q[i].sge = calloc(r->post_list, sizeof(*c->q[i].sge));
+		if (!c->q[i].wr || !c->q[i].sge)
+			return -ENOMEM;
+		build_wrs(c, i);
+	}
+	return 0;
+}
+
+static void bw_teardown(struct bwctx *c)
+{
+	unsigned i;
+
+	for (i = 0; c->q && i < c->r->e->cfg.qps; i++) {
+		free(c->q[i].wr);
+		free(c->q[i].sge);
+	}
+	free(c->q);
+	vstats_bins_free(&c->tx.bins);
+	vstats_bins_free(&c->rx.bins);
+}
+
+int vbw_run(struct vrun *r, struct vt_side *out)
+{
+	struct bwctx c;
+	double cpu0 = vrun_cpu_s();
+	int rc;
+
+	rc = bw_setup(&c, r, out);
+	if (!rc) {
+		r->watch->last_progress_ns = ctrl_now_ns();
+		rc = bw_loop(&c);
+	}
+	if (!c.tx.t_first)
+		c.tx.t_first = c.tx.t_last;
+	meter_result(&c, r->do_send ? &c.tx : &c.rx, out);
+	out->cpu_s = vrun_cpu_s() - cpu0;
+	out->status = rc;
+	if (rc && !out->error[0])
+		ctrl_strlcpy(out->error, strerror(-rc), sizeof(out->error));
+	bw_teardown(&c);
+	return rc;
+}

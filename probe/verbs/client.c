@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The client side of a verbs test (vt_run): open and resolve the local
+ * port, connect to the responder, authenticate, send the request, check
+ * the responder's endpoint, build and connect the QPs, run the measured
+ * loop, then trade results. Every step is timed; every failure lands in
+ * the result with a message.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void request_from(const struct vt_params *p, const struct vt_used *u,
+			 struct ctrl_request *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->test = (uint16_t)p->test;
+	m->flags = (uint16_t)(u->bidir ? CTRL_F_BIDIR : 0);
+	m->qps = (uint16_t)u->qps;
+	m->size = u->size;
+	m->tx_depth = u->tx_depth;
+	m->iters = u->duration_s > 0 ? 0 : u->iters;
+	m->duration_ms = (uint32_t)(u->duration_s * 1000 + 0.5);
+	m->inline_size = u->inline_size;
+	m->sl = (uint8_t)p->sl;
+	m->tclass = (uint8_t)p->tclass;
+}
+
+/* HELLO, CHALLENGE, and the decision whether both sides agree on auth. */
+static int greet(struct vsess *s)
+{
+	struct ctrl_hello hello;
+	struct ctrl_challenge ch;
+	int rc;
+
+	rc = ctrl_random(s->nonce_c, CTRL_NONCE_LEN);
+	if (rc)
+		return vsess_fail(s, rc, "getrandom: %s", strerror(-rc));
+	memcpy(hello.nonce, s->nonce_c, CTRL_NONCE_LEN);
+	rc = vsess_send(s, ctrl_hello_encode(&hello, s->out, sizeof(s->out)));
+	if (rc)
+		return vsess_fail(s, rc, "sending HELLO: %s", strerror(-rc));
+	rc = vsess_expect(s, CTRL_CHALLENGE, vsess_deadline(s));
+	if (rc)
+		return rc;
+	if (ctrl_challenge_decode(s->in, s->h.len, &ch))
+		return vsess_fail(s, -EBADMSG, "malformed CHALLENGE");
+	memcpy(s->nonce_s, ch.nonce, CTRL_NONCE_LEN);
+	if (ch.auth_required && !s->secret)
+		return vsess_fail(s, -EACCES, "the responder requires a shared "
+				  "secret (--secret-file)");
+	/* With a secret we insist the responder proves it knows it too. */
+	if (!ch.auth_required && s->secret)
+		return vsess_fail(s, -EACCES, "the responder does not use a "
+				  "shared secret but one was given");
+	return 0;
+}
+
+static int request(struct vsess *s, const struct vt_params *p,
+		   const struct vt_used *u)
+{
+	struct ctrl_request req;
+	struct ctrl_accept acc;
+	char why[CTRL_REASON_MAX + 1];
+	int rc, len;
+
+	request_from(p, u, &req);
+	vdev_endpoint(s->dev, &req.ep);
+	s->local = req.ep;
+	len = ctrl_request_encode(&req, s->out, sizeof(s->out));
+	len = vsess_sign(s, len, VSESS_LABEL_REQ, s->nonce_s, s->nonce_c);
+	rc = vsess_send(s, len);
+	if (rc)
+		return vsess_fail(s, rc, "sending REQUEST: %s", strerror(-rc));
+	rc = vsess_expect(s, CTRL_ACCEPT, vsess_deadline(s));
+	if (rc)
+		return rc;
+	if (ctrl_accept_decode(s->in, s->h.len, &acc) ||
+	    acc.ep.nqps != u->qps)
+		return vsess_fail(s, -EBADMSG, "malformed ACCEPT");
+	if (s->secret && vsess_verify(s, s->h.len, VSESS_LABEL_ACC,
+				      s->nonce_c, s->nonce_s))
+		return vsess_fail(s, -EACCES, "the responder's ACCEPT does "
+				  "not carry a valid MAC for our secret");
+	s->remote = acc.ep;
+	rc = vsess_agree(s, &s->local, &s->remote, why, sizeof(why));
+	if (rc) {
+		ctrl_send_refuse(s->fd, rc, why, vsess_deadline(s));
+		return vsess_fail(s, rc, "%s", why);
+	}
+	return 0;
+}
+
+static int build(struct vsess *s, const struct vt_params *p,
+		 struct vt_used *u)
+{
+	struct veng_cfg cfg = {
+		.qps = u->qps, .size = u->size, .tx_depth = u->tx_depth,
+		.inline_size = u->inline_size,
+	};
+	char why[VT_ERR_MAX];
+	int rc;
+
+	if (p->test == VT_SEND_LAT)
+		cfg.rx_depth = 4;
+	s->rd = s->dev->max_rd_atomic < s->remote.rd_atomic ?
+		s->dev->max_rd_atomic : s->remote.rd_atomic;
+	cfg.rd_atomic = s->rd;
+	rc = veng_new(s->dev, &cfg, &s->eng, why, sizeof(why));
+	if (!rc)
+		rc = veng_connect(s->eng, &s->remote, s->mtu, p->sl, p->tclass,
+				  s->rd, s->dev->max_dest_rd_atomic, why,
+				  sizeof(why));
+	if (!rc && cfg.rx_depth)
+		rc = vsess_prepost(s);
+	if (rc) {
+		ctrl_send_refuse(s->fd, rc, why, vsess_deadline(s));
+		return vsess_fail(s, rc, "%s", why);
+	}
+	u->inline_size = s->eng->cfg.inline_size;
+	veng_endpoint(s->eng, &s->local);
+	rc = vsess_send(s, ctrl_connect_encode(&s->local, s->out,
+					       sizeof(s->out)));
+	if (rc)
+		return vsess_fail(s, rc, "sending CONNECT: %s", strerror(-rc));
+	return vsess_expect(s, CTRL_READY, vsess_deadline(s));
+}
+
+static int measure(struct vsess *s, const struct vt_params *p,
+		   const struct vt_used *u)
+{
+	double budget = u->duration_s > 0 ? u->duration_s + 2 * p->timeout_s
+					  : 3600;
+	struct vwatch w = {
+		.fd = s->fd,
+		.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9),
+		.stall_ns = (uint64_t)(p->timeout_s * 1e9),
+	};
+	struct vrun r = {
+		.e = s->eng, .remote = &s->remote, .test = p->test,
+		.size = u->size, .iters = u->iters,
+		.duration_s = u->duration_s, .margin_s = u->margin_s,
+		.interval_s = p->interval_s, .cq_mod = u->cq_mod,
+		.post_list = u->post_list, .do_send = true, .watch = &w,
+		.use_inline = u->inline_size && u->size <= u->inline_size,
+	};
+
+	if (vt_test_is_lat(p->test))
+		return vlat_run(&r, true, &s->res->local);
+	return vbw_run(&r, &s->res->local);
+}
+
+/* DONE with our view, RESULT with theirs. */
+static int trade(struct vsess *s)
+{
+	struct ctrl_result m;
+	int rc;
+
+	vsess_side_to_msg(&s->res->local, &m);
+	rc = vsess_send(s, ctrl_result_encode(CTRL_DONE, &m, s->out,
+					      sizeof(s->out)));
+	if (rc)
+		return rc;
+	rc = ctrl_recv(s->fd, &s->h, s->in, vsess_deadline(s));
+	if (rc || s->h.type != CTRL_RESULT ||
+	    ctrl_result_decode(s->in, s->h.len, &m))
+		return rc ? rc : -EBADMSG;
+	vsess_msg_to_side(&m, &s->res->remote);
+	s->res->remote_valid = true;
+	return 0;
+}
+
+static int session(struct vsess *s, const struct vt_params *p,
+		   const char *host, const char *port)
+{
+	struct vt_result *res = s->res;
+	char err[VT_ERR_MAX];
+	int rc;
+
+	rc = vdev_open(p, &s->dev, err, sizeof(err));
+	if (rc)
+		return vsess_fail(s, rc, "%s", err);
+	rc = ctrl_connect(host, port, vsess_deadline(s), &s->fd);
+	if (rc)
+		return vsess_fail(s, rc, "cannot reach responder %s port %s: "
+				  "%s", host, port, strerror(-rc));
+	rc = greet(s);
+	if (!rc)
+		rc = request(s, p, &res->used);
+	if (!rc)
+		rc = build(s, p, &res->used);
+	vsess_fill_used(s);
+	if (rc)
+		return rc;
+	rc = measure(s, p, &res->used);
+	/* Trade views even after a failure: the peer's may say why. */
+	if (trade(s) && !rc)
+		return vsess_fail(s, -EPROTO, "no RESULT from the responder");
+	if (rc)
+		return vsess_fail(s, rc, "%s", res->local.error);
+	if (res->remote.status)
+		return vsess_fail(s, res->remote.status, "responder: %s",
+				  res->remote.error);
+	return 0;
+}
+
+int vt_run(const struct vt_params *p, const char *host, const char *port,
+	   struct vt_result *res)
+{
+	struct vsess s = {
+		.fd = -1, .step_s = p->timeout_s, .secret = p->secret,
+		.secret_len = p->secret_len, .res = res,
+	};
+	char err[VT_ERR_MAX];
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = vt_params_check(p, err, sizeof(err));
+	if (rc)
+		return vsess_fail(&s, rc, "%s", err);
+	vt_params_apply(p, &res->used);
+	rc = session(&s, p, host, port ? port : VT_DEFAULT_PORT);
+	vsess_release(&s);
+	if (s.fd >= 0)
+		close(s.fd);
+	res->status = rc;
+	return rc;
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The out-of-band TCP control channel between a verbs test client and its
+ * responder. Every message is a 12-byte header (magic "IBPV", version,
+ * type, payload length, all big-endian) and a payload of at most
+ * CTRL_MAX_PAYLOAD bytes. The codec below is pure (bytes in, struct out,
+ * every field range-checked) so it can be unit-tested and fuzzed; the
+ * socket half sends and receives whole messages against a deadline.
+ *
+ * Exchange: HELLO (client nonce) -> CHALLENGE (responder nonce, whether a
+ * secret is required) -> REQUEST (test parameters, client endpoint, MAC)
+ * -> ACCEPT (responder endpoint with QPNs, MAC) or REFUSE (reason) ->
+ * CONNECT (client QPNs) -> READY -> test -> DONE (client result) ->
+ * RESULT (responder's view). Either side may send REFUSE at any step.
+ */
+#ifndef IBPULSE_VERBS_CTRL_H
+#define IBPULSE_VERBS_CTRL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTRL_MAGIC 0x49425056u /* "IBPV" */
+#define CTRL_VERSION 1
+#define CTRL_HDR_LEN 12
+#define CTRL_MAX_PAYLOAD 4096
+#define CTRL_NONCE_LEN 16
+#define CTRL_MAC_LEN 32
+#define CTRL_MAX_QPS 64
+#define CTRL_REASON_MAX 200
+
+enum ctrl_type {
+	CTRL_HELLO = 1,
+	CTRL_CHALLENGE,
+	CTRL_REQUEST,
+	CTRL_ACCEPT,
+	CTRL_REFUSE,
+	CTRL_CONNECT,
+	CTRL_READY,
+	CTRL_DONE,
+	CTRL_RESULT,
+	CTRL_TYPE_MAX = CTRL_RESULT,
+};
+
+struct ctrl_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t len;
+};
+
+struct ctrl_hello {
+	uint8_t nonce[CTRL_NONCE_LEN];
+};
+
+struct ctrl_challenge {
+	uint8_t nonce[CTRL_NONCE_LEN];
+	uint8_t auth_required;
+};
+
+/* One side's view of its port and, after resource setup, its QPs. */
+struct ctrl_endpoint {
+	uint16_t lid;
+	uint8_t gid[16];
+	uint8_t gid_type;	/* enum vt_gid_type */
+	uint8_t link_layer;	/* IBV_LINK_LAYER_* */
+	uint8_t gid_index;
+	uint16_t pkey;		/* value with the membership bit */
+	uint16_t pkey_index;
+	uint8_t mtu;		/* enum ibv_mtu, 1..5 */
+	uint8_t mtu_forced;	/* 1: the user asked for exactly this MTU */
+	uint8_t rd_atomic;	/* outstanding reads/atomics it can take */
+	uint32_t rkey;
+	uint64_t addr;
+	uint64_t stride;	/* bytes between per-QP buffers */
+	uint16_t nqps;
+	uint32_t qpn[CTRL_MAX_QPS];
+	uint32_t psn[CTRL_MAX_QPS];
+};
+
+#define CTRL_F_BIDIR 0x1
+#define CTRL_F_INLINE 0x2
+
+struct ctrl_request {
+	uint16_t test;		/* enum vt_test */
+	uint16_t flags;		/* CTRL_F_* */
+	uint16_t qps;
+	uint32_t size;
+	uint32_t tx_depth;
+	uint32_t iters;
+	uint32_t duration_ms;	/* 0: iteration mode */
+	uint32_t inline_size;
+	uint8_t sl;
+	uint8_t tclass;
+	struct ctrl_endpoint ep; /* static part; nqps is 0 */
+	uint8_t mac[CTRL_MAC_LEN];
+};
+
+struct ctrl_accept {
+	struct ctrl_endpoint ep;
+	uint8_t mac[CTRL_MAC_LEN];
+};
+
+struct ctrl_refuse {
+	int32_t code;			/* negative errno */
+	char reason[CTRL_REASON_MAX + 1];
+};
+
+/* The numbers one side measured; sent in DONE and RESULT. */
+struct ctrl_result {
+	int32_t status;			/* 0 or negative errno */
+	uint16_t wc_status;		/* enum ibv_wc_status of the first failure */
+	uint16_t wc_opcode;
+	uint64_t bytes;
+	uint64_t msgs;
+	uint64_t elapsed_ns;
+	uint64_t cpu_ns;
+	uint64_t bw_avg_bps;
+	uint64_t bw_peak_bps;
+	uint64_t bw_min_bps;
+	uint64_t lat_n;
+	uint64_t lat_ns[7];		/* min, median, mean, p99, p99.9, max, stdev */
+	char error[CTRL_REASON_MAX + 1];
+};
+
+/*
+ * Encoders write a whole message (header + payload) into @buf of @cap
+ * bytes and return its length, or -EINVAL/-ENOSPC. Decoders take a payload
+ * whose header was already checked with ctrl_hdr_decode() and return 0 or
+ * -EBADMSG when anything is out of range or the length is not exact.
+ */
+int ctrl_hdr_decode(const uint8_t *buf, size_t len, struct ctrl_hdr *h);
+
+int ctrl_hello_encode(const struct ctrl_hello *m, uint8_t *buf, size_t cap);
+int ctrl_hello_decode(const uint8_t *p, size_t len, struct ctrl_hello *m);
+int ctrl_challenge_encode(const struct ctrl_challenge *m, uint8_t *buf,
+			  size_t cap);
+int ctrl_challenge_decode(const uint8_t *p, size_t len,
+			  struct ctrl_challenge *m);
+int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf,
+			size_t cap);
+int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m);
+int ctrl_accept_encode(const struct ctrl_accept *m, uint8_t *buf, size_t cap);
+int ctrl_accept_decode(const uint8_t *p, size_t len, struct ctrl_accept *m);
+/* CONNECT carries a bare endpoint. */
+int ctrl_connect_encode(const struct ctrl_endpoint *m, uint8_t *buf,
+			size_t cap);
+int ctrl_connect_decode(const uint8_t *p, size_t len, struct ctrl_endpoint *m);
+int ctrl_refuse_encode(const struct ctrl_refuse *m, uint8_t *buf, size_t cap);
+int ctrl_refuse_decode(const uint8_t *p, size_t len, struct ctrl_refuse *m);
+/* @type is CTRL_DONE or CTRL_RESULT. */
+int ctrl_result_encode(int type, const struct ctrl_result *m, uint8_t *buf,
+		       size_t cap);
+int ctrl_result_decode(const uint8_t *p, size_t len, struct ctrl_result *m);
+/* READY has an empty payload. */
+int ctrl_empty_encode(int type, uint8_t *buf, size_t cap);
+
+/* Copy a string, truncating to @len - 1 bytes; always NUL-terminated. */
+void ctrl_strlcpy(char *dst, const char *src, size_t len);
+
+/* Name of a message type for logs ("REQUEST"), "?" when unknown. */
+const char *ctrl_type_name(int type);
+
+/*
+ * ctrl_mac() - HMAC-SHA256 over a label, both nonces and the payload of a
+ * message up to (not including) its trailing MAC field, keyed with the
+ * shared secret. The label differs per direction so a reflected MAC is
+ * useless, and the nonces make a recorded exchange worthless later.
+ */
+int ctrl_mac(const uint8_t *secret, size_t secret_len, const char *label,
+	     const uint8_t *nonce_a, const uint8_t *nonce_b,
+	     const uint8_t *payload, size_t len, uint8_t mac[CTRL_MAC_LEN]);
+/* Constant-time comparison; 0 when equal. */
+int ctrl_mac_check(const uint8_t *a, const uint8_t *b);
+/* Fill @buf with random bytes from the OS; 0 or negative errno. */
+int ctrl_random(uint8_t *buf, size_t len);
+
+/*
+ * Socket half. ctrl_send() writes one whole message built by an encoder;
+ * ctrl_recv() reads one message into @payload (cap CTRL_MAX_PAYLOAD) and
+ * fills @h. Both give up at @deadline_ns (CLOCK_MONOTONIC) with -ETIMEDOUT;
+ * a closed peer is -ECONNRESET; a bad header is -EBADMSG, a version this
+ * side does not speak -EPROTONOSUPPORT (h->version tells which).
+ */
+int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns);
+int ctrl_recv(int fd, struct ctrl_hdr *h, uint8_t *payload,
+	      uint64_t deadline_ns);
+/* Send a REFUSE with a reason, best effort (errors are ignored). */
+void ctrl_send_refuse(int fd, int code, const char *reason,
+		      uint64_t deadline_ns);
+
+/* Connect to @host:@port (port may be 0 for the default) before deadline. */
+int ctrl_connect(const char *host, const char *port, uint64_t deadline_ns,
+		 int *fd_out);
+/* Listen on @addr (NULL: any) and @port; *port_out is the bound port. */
+int ctrl_listen(const char *addr, const char *port, int *fd_out,
+		unsigned *port_out);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t ctrl_now_ns(void);
+
+#endif

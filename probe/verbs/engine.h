@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Verbs resources for one test: the device and its resolved port (GID,
+ * P_Key, MTU), then a protection domain, one registered buffer split per
+ * QP, completion queues and RC QPs brought to RTS against the peer's
+ * endpoint. Setup unwinds in reverse order on failure; veng_free() is its
+ * mirror image. Internal to probe/verbs.
+ */
+#ifndef IBPULSE_VERBS_ENGINE_H
+#define IBPULSE_VERBS_ENGINE_H
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "resolve.h"
+#include "vtest.h"
+
+/* An open device with its port resolved. */
+struct vdev {
+	struct ibv_context *ctx;
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	char name[VT_NAME_MAX];
+	unsigned port;
+	unsigned gid_index;
+	enum vt_gid_type gid_type;
+	union ibv_gid gid;
+	unsigned pkey_index;
+	unsigned pkey;
+	enum ibv_mtu mtu;		/* chosen here (forced or active) */
+	bool mtu_forced;
+	unsigned max_rd_atomic;		/* what this side can issue */
+	unsigned max_dest_rd_atomic;	/* what this side can take */
+};
+
+/*
+ * vdev_open() - open @p->device (or the first one) and resolve its port,
+ * GID and P_Key from @p. On failure @err names the valid choices.
+ */
+int vdev_open(const struct vt_params *p, struct vdev **out, char *err,
+	      size_t errlen);
+void vdev_close(struct vdev *d);
+/* Fill the static part of an endpoint (no QPs yet). */
+void vdev_endpoint(const struct vdev *d, struct ctrl_endpoint *ep);
+/* MTU in bytes for an enum ibv_mtu, 0 when out of range. */
+unsigned veng_mtu_bytes(enum ibv_mtu m);
+int veng_mtu_enum(unsigned bytes, enum ibv_mtu *out);
+
+struct veng_cfg {
+	unsigned qps;
+	uint32_t size;
+	unsigned tx_depth;	/* send queue depth per QP */
+	unsigned rx_depth;	/* receive queue depth per QP, 0: none */
+	unsigned inline_size;
+	unsigned rd_atomic;	/* outstanding reads/atomics issued */
+};
+
+struct veng {
+	struct vdev *dev;
+	struct veng_cfg cfg;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t stride;		/* bytes per QP, page-rounded */
+	size_t buf_len;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_qp **qp;
+	uint32_t *psn;
+};
+
+int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
+	     char *err, size_t errlen);
+void veng_free(struct veng *e);
+/* Local endpoint with QPNs, PSNs, rkey and address. */
+void veng_endpoint(const struct veng *e, struct ctrl_endpoint *ep);
+/*
+ * veng_connect() - bring every QP to RTS against @remote using @mtu, the
+ * responder-side read depth @dest_rd and the requester depth @rd.
+ */
+int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
+		 enum ibv_mtu mtu, unsigned sl, unsigned tclass, unsigned rd,
+		 unsigned dest_rd, char *err, size_t errlen);
+/* Post one receive of the QP's whole slot on QP @i. */
+int veng_post_recv(struct veng *e, unsigned i);
+
+#endif

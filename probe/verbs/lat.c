@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ping-pong latency, after perftest's run_iter_lat_*: the initiator takes a
+ * timestamp before each post, and a sample is the difference of
+ * consecutive timestamps (one round trip), halved for WRITE and SEND
+ * (where the peer answers in kind) and whole for READ and atomics (where
+ * the responder's hardware answers). WRITE waits by polling the last byte
+ * of the buffer the peer writes; SEND polls the receive queue.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct latctx {
+	struct vrun *r;
+	struct vt_side *out;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	volatile uint8_t *rx_last;	/* last byte the peer writes */
+	uint8_t *tx_last;
+	unsigned spins;
+};
+
+/* Every 256 spins: the clock and the watchdog. */
+static int spin_check(struct latctx *c)
+{
+	uint64_t now;
+
+	if (++c->spins & 255)
+		return 0;
+	now = ctrl_now_ns();
+	return vwatch_check(c->r->watch, now, false, c->out->error,
+			    sizeof(c->out->error));
+}
+
+/* Poll @cq for one completion without blocking: 1 got it, 0 none, < 0. */
+static int poll_one(struct latctx *c, struct ibv_cq *cq, bool recv)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(cq, 1, &wc);
+
+	if (n <= 0)
+		return n < 0 ? -EIO : 0;
+	if (wc.status != IBV_WC_SUCCESS) {
+		vrun_wc_error(&wc, c->out);
+		return -EIO;
+	}
+	if (recv) {
+		int rc = veng_post_recv(c->r->e, 0);
+
+		if (rc)
+			return rc;
+	}
+	return 1;
+}
+
+/*
+ * Wait for what this round needs: our own send completion (@want_send),
+ * the peer's message (@want_recv: a receive, or for WRITE the byte @v).
+ */
+static int wait_round(struct latctx *c, bool want_send, bool want_recv,
+		      uint8_t v)
+{
+	bool is_write = c->r->test == VT_WRITE_LAT;
+	int rc;
+
+	while (want_send || want_recv) {
+		if (want_send) {
+			rc = poll_one(c, c->r->e->scq, false);
+			if (rc < 0)
+				return rc;
+			want_send = !rc;
+		}
+		if (want_recv && is_write) {
+			want_recv = *c->rx_last != v;
+		} else if (want_recv) {
+			rc = poll_one(c, c->r->e->rcq, true);
+			if (rc < 0)
+				return rc;
+			want_recv = !rc;
+		}
+		rc = spin_check(c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int post(struct latctx *c)
+{
+	struct ibv_send_wr *bad;
+	int rc = ibv_post_send(c->r->e->qp[0], &c->wr, &bad);
+
+	if (rc) {
+		snprintf(c->out->error, sizeof(c->out->error),
+			 "ibv_post_send: %s", strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+static void build_wr(struct latctx *c)
+{
+	struct vrun *r = c->r;
+	struct veng *e = r->e;
+	uint8_t *tx = e->buf + e->stride / 2;
+
+	c->rx_last = e->buf + r->size - 1;
+	c->tx_last = tx + r->size - 1;
+	c->sge.addr = (uint64_t)(uintptr_t)tx;
+	c->sge.length = r->size;
+	c->sge.lkey = e->mr->lkey;
+	c->wr.sg_list = &c->sge;
+	c->wr.num_sge = 1;
+	c->wr.send_flags = IBV_SEND_SIGNALED;
+	if (r->use_inline)
+		c->wr.send_flags |= IBV_SEND_INLINE;
+	switch (r->test) {
+	case VT_WRITE_LAT:
+		c->wr.opcode = IBV_WR_RDMA_WRITE;
+		break;
+	case VT_READ_LAT:
+		c->wr.opcode = IBV_WR_RDMA_READ;
+		break;
+	case VT_SEND_LAT:
+		c->wr.opcode = IBV_WR_SEND;
+		break;
+	case VT_FADD_LAT:
+		c->wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		break;
+	default:
+		c->wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		break;
+	}
+	if (r->test == VT_FADD_LAT || r->test == VT_CAS_LAT) {
+		c->wr.wr.atomic.remote_addr = r->remote->addr;
+		c->wr.wr.atomic.rkey = r->remote->rkey;
+		c->wr.wr.atomic.compare_add = 1;
+	} else {
+		c->wr.wr.rdma.remote_addr = r->remote->addr;
+		c->wr.wr.rdma.rkey = r->remote->rkey;
+	}
+}
+
+/* The rounds; @t gets iters + 1 initiator timestamps. */
+static int lat_loop(struct latctx *c, bool initiator, uint64_t *t)
+{
+	struct vrun *r = c->r;
+	bool answers = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < r->iters; i++) {
+		uint8_t v = (uint8_t)(i + 1);
+
+		if (!initiator) {
+			rc = wait_round(c, false, true, v);
+			if (rc)
+				return rc;
+		}
+		*c->tx_last = v;
+		if (initiator)
+			t[i] = ctrl_now_ns();
+		rc = post(c);
+		if (rc)
+			return rc;
+		rc = wait_round(c, true, initiator && answers, v);
+		if (rc)
+			return rc;
+		r->watch->last_progress_ns = ctrl_now_ns();
+	}
+	if (initiator)
+		t[r->iters] = ctrl_now_ns();
+	return 0;
+}
+
+static int lat_stats(struct vrun *r, const uint64_t *t, struct vt_side *out)
+{
+	bool half = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
+	uint64_t *s = malloc(r->iters * sizeof(*s));
+	uint32_t i;
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < r->iters; i++)
+		s[i] = half ? (t[i + 1] - t[i]) / 2 : t[i + 1] - t[i];
+	rc = vstats_lat_compute(s, r->iters, &out->lat);
+	out->has_lat = !rc;
+	out->msgs = r->iters;
+	out->bytes = (uint64_t)r->iters * r->size;
+	out->elapsed_s = (double)(t[r->iters] - t[0]) / 1e9;
+	if (out->elapsed_s > 0)
+		out->msg_rate = (double)r->iters / out->elapsed_s;
+	free(s);
+	return rc;
+}
+
+int vlat_run(struct vrun *r, bool initiator, struct vt_side *out)
+{
+	struct latctx c = { .r = r, .out = out };
+	double cpu0 = vrun_cpu_s();
+	uint64_t *t = NULL;
+	int rc;
+
+	build_wr(&c);
+	if (initiator) {
+		t = calloc((size_t)r->iters + 1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+	}
+	r->watch->last_progress_ns = ctrl_now_ns();
+	rc = lat_loop(&c, initiator, t);
+	if (!rc && initiator)
+		rc = lat_stats(r, t, out);
+	out->cpu_s = vrun_cpu_s() - cpu0;
+	out->status = rc;
+	if (rc && !out->error[0])
+		ctrl_strlcpy(out->error, strerror(-rc), sizeof(out->error));
+	free(t);
+	return rc;
+}

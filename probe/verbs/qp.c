@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The per-test verbs resources: one page-aligned buffer registered once and
+ * split into a slot per QP (a receive half and a send half, so a latency
+ * test never sends from the bytes the peer is writing), a send CQ, a
+ * receive CQ, and RC QPs taken INIT -> RTR -> RTS the way rc_pingpong and
+ * perftest do.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE 4096
+
+static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->scq,
+		.recv_cq = e->rcq,
+		.cap = {
+			.max_send_wr = e->cfg.tx_depth,
+			.max_recv_wr = e->cfg.rx_depth ? e->cfg.rx_depth : 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = e->cfg.inline_size,
+		},
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = (uint16_t)e->dev->pkey_index,
+		.port_num = (uint8_t)e->dev->port,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	uint8_t rnd[3];
+	int rc;
+
+	e->qp[i] = ibv_create_qp(e->pd, &ia);
+	if (!e->qp[i]) {
+		rc = errno ? errno : ENOMEM;
+		snprintf(err, len, "ibv_create_qp (send depth %u, inline %u): %s",
+			 e->cfg.tx_depth, e->cfg.inline_size, strerror(rc));
+		return -rc;
+	}
+	/* The provider may round the inline size; keep what it gave. */
+	if (ia.cap.max_inline_data < e->cfg.inline_size)
+		e->cfg.inline_size = ia.cap.max_inline_data;
+	rc = ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (rc) {
+		snprintf(err, len, "ibv_modify_qp(INIT): %s", strerror(rc));
+		return -rc;
+	}
+	if (ctrl_random(rnd, sizeof(rnd)))
+		memset(rnd, 0x5a, sizeof(rnd));
+	e->psn[i] = (uint32_t)rnd[0] << 16 | (uint32_t)rnd[1] << 8 | rnd[2];
+	return 0;
+}
+
+static int make_buf(struct veng *e, char *err, size_t len)
+{
+	size_t half = e->cfg.size < 64 ? 64 : e->cfg.size;
+
+	half = (half + 63) & ~(size_t)63;
+	e->stride = (2 * half + PAGE - 1) & ~(size_t)(PAGE - 1);
+	e->buf_len = e->stride * e->cfg.qps;
+	e->buf = aligned_alloc(PAGE, e->buf_len);
+	if (!e->buf) {
+		snprintf(err, len, "cannot allocate %zu bytes", e->buf_len);
+		return -ENOMEM;
+	}
+	memset(e->buf, 0, e->buf_len);
+	e->mr = ibv_reg_mr(e->pd, e->buf, e->buf_len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!e->mr) {
+		int rc = errno ? errno : ENOMEM;
+
+		snprintf(err, len, "ibv_reg_mr(%zu bytes): %s", e->buf_len,
+			 strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
+	     char *err, size_t errlen)
+{
+	struct veng *e;
+	unsigned i;
+	int rc = -ENOMEM;
+
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->dev = dev;
+	e->cfg = *cfg;
+	e->qp = calloc(cfg->qps, sizeof(*e->qp));
+	e->psn = calloc(cfg->qps, sizeof(*e->psn));
+	if (!e->qp || !e->psn)
+		goto fail;
+	e->pd = ibv_alloc_pd(dev->ctx);
+	if (!e->pd) {
+		snprintf(err, errlen, "ibv_alloc_pd failed");
+		goto fail;
+	}
+	rc = make_buf(e, err, errlen);
+	if (rc)
+		goto fail;
+	e->scq = ibv_create_cq(dev->ctx, (int)(cfg->tx_depth * cfg->qps + 1),
+			       NULL, NULL, 0);
+	e->rcq = ibv_create_cq(dev->ctx,
+			       (int)((cfg->rx_depth ? cfg->rx_depth : 1) *
+				     cfg->qps + 1), NULL, NULL, 0);
+	if (!e->scq || !e->rcq) {
+		rc = errno ? -errno : -ENOMEM;
+		snprintf(err, errlen, "ibv_create_cq: %s", strerror(-rc));
+		goto fail;
+	}
+	for (i = 0; i < cfg->qps; i++) {
+		rc = make_qp(e, i, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	*out = e;
+	return 0;
+fail:
+	veng_free(e);
+	return rc;
+}
+
+void veng_free(struct veng *e)
+{
+	unsigned i;
+
+	if (!e)
+		return;
+	for (i = 0; e->qp && i < e->cfg.qps; i++)
+		if (e->qp[i])
+			ibv_destroy_qp(e->qp[i]);
+	if (e->rcq)
+		ibv_destroy_cq(e->rcq);
+	if (e->scq)
+		ibv_destroy_cq(e->scq);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	free(e->buf);
+	free(e->psn);
+	free(e->qp);
+	free(e);
+}
+
+void veng_endpoint(const struct veng *e, struct ctrl_endpoint *ep)
+{
+	unsigned i;
+
+	vdev_endpoint(e->dev, ep);
+	ep->rkey = e->mr->rkey;
+	ep->addr = (uint64_t)(uintptr_t)e->buf;
+	ep->stride = e->stride;
+	ep->nqps = (uint16_t)e->cfg.qps;
+	for (i = 0; i < e->cfg.qps; i++) {
+		ep->qpn[i] = e->qp[i]->qp_num;
+		ep->psn[i] = e->psn[i];
+	}
+}
+
+static int to_rtr(struct veng *e, unsigned i, const struct ctrl_endpoint *r,
+		  enum ibv_mtu mtu, unsigned sl, unsigned tclass,
+		  unsigned dest_rd)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = mtu,
+		.dest_qp_num = r->qpn[i],
+		.rq_psn = r->psn[i],
+		.max_dest_rd_atomic = (uint8_t)dest_rd,
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.dlid = r->lid,
+			.sl = (uint8_t)sl,
+			.port_num = (uint8_t)e->dev->port,
+		},
+	};
+
+	/* RoCE always routes by GID; IB only needs a GRH off-subnet. */
+	if (e->dev->pattr.link_layer == IBV_LINK_LAYER_ETHERNET || !r->lid) {
+		a.ah_attr.is_global = 1;
+		memcpy(a.ah_attr.grh.dgid.raw, r->gid, 16);
+		a.ah_attr.grh.sgid_index = (uint8_t)e->dev->gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.grh.traffic_class = (uint8_t)tclass;
+	}
+	return ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER);
+}
+
+static int to_rts(struct veng *e, unsigned i, unsigned rd)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.sq_psn = e->psn[i],
+		.max_rd_atomic = (uint8_t)rd,
+	};
+
+	return ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
+		 enum ibv_mtu mtu, unsigned sl, unsigned tclass, unsigned rd,
+		 unsigned dest_rd, char *err, size_t errlen)
+{
+	unsigned i;
+	int rc;
+
+	if (remote->nqps != e->cfg.qps) {
+		snprintf(err, errlen, "peer has %u QPs, expected %u",
+			 remote->nqps, e->cfg.qps);
+		return -EPROTO;
+	}
+	for (i = 0; i < e->cfg.qps; i++) {
+		rc = to_rtr(e, i, remote, mtu, sl, tclass, dest_rd);
+		if (rc) {
+			snprintf(err, errlen, "ibv_modify_qp(RTR): %s",
+				 strerror(rc));
+			return -rc;
+		}
+		rc = to_rts(e, i, rd);
+		if (rc) {
+			snprintf(err, errlen, "ibv_modify_qp(RTS): %s",
+				 strerror(rc));
+			return -rc;
+		}
+	}
+	return 0;
+}
+
+int veng_post_recv(struct veng *e, unsigned i)
+{
+	struct ibv_sge sge = {
+		.addr = (uint64_t)(uintptr_t)(e->buf + (size_t)i * e->stride),
+		.length = e->cfg.size,
+		.lkey = e->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return -ibv_post_recv(e->qp[i], &wr, &bad);
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The responder: answer one client per connection (vt_serve_conn) and
+ * accept clients with a bound on concurrent tests (vt_serve_loop). The
+ * request is authenticated and checked against the limits before any
+ * memory is registered, so a stranger can neither pin memory here nor aim
+ * traffic through us; every wait has a deadline and a vanished client
+ * costs an error result and freed resources.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The limits, checked on the decoded request alone. */
+static int check_limits(const struct vt_limits *l,
+			const struct ctrl_request *q, char *why, size_t len)
+{
+	if (!vt_test_name(q->test)) {
+		snprintf(why, len, "unknown test %u", q->test);
+		return -EINVAL;
+	}
+	if (q->size < 1 || q->size > l->max_size) {
+		snprintf(why, len, "message size %u outside 1..%u allowed "
+			 "here", q->size, l->max_size);
+		return -E2BIG;
+	}
+	if (q->qps > l->max_qps) {
+		snprintf(why, len, "%u QPs asked, at most %u allowed here",
+			 q->qps, l->max_qps);
+		return -E2BIG;
+	}
+	if (q->duration_ms > l->max_duration_s * 1000) {
+		snprintf(why, len, "duration %.1f s asked, at most %.1f s "
+			 "allowed here", q->duration_ms / 1000.0,
+			 l->max_duration_s);
+		return -E2BIG;
+	}
+	if (q->iters > l->max_iters) {
+		snprintf(why, len, "%u iterations asked, at most %u allowed "
+			 "here", q->iters, l->max_iters);
+		return -E2BIG;
+	}
+	if (q->tx_depth > 16384 || q->inline_size > 4096) {
+		snprintf(why, len, "tx depth or inline size out of range");
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* The client's request as parameters, to derive the same run shape. */
+static void params_from(const struct ctrl_request *q, struct vt_params *p)
+{
+	vt_params_default(p);
+	p->test = (enum vt_test)q->test;
+	p->qps = q->qps;
+	p->size = q->size;
+	p->tx_depth = q->tx_depth;
+	p->iters = q->iters;
+	p->duration_s = q->duration_ms / 1000.0;
+	p->inline_size = (int)q->inline_size;
+	p->bidir = q->flags & CTRL_F_BIDIR;
+	p->sl = q->sl;
+	p->tclass = q->tclass;
+}
+
+static int refuse(struct vsess *s, int rc, const char *why)
+{
+	ctrl_send_refuse(s->fd, rc, why, vsess_deadline(s));
+	return vsess_fail(s, rc, "refused the client: %s", why);
+}
+
+static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
+		     struct ctrl_request *q)
+{
+	struct ctrl_hello hello;
+	struct ctrl_challenge ch = { .auth_required = s->secret != NULL };
+	char why[CTRL_REASON_MAX + 1];
+	int rc;
+
+	rc = vsess_expect(s, CTRL_HELLO, vsess_deadline(s));
+	if (rc == -EPROTONOSUPPORT) {
+		snprintf(why, sizeof(why), "unsupported control protocol "
+			 "version %u; this responder speaks %u",
+			 s->h.version, CTRL_VERSION);
+		return refuse(s, rc, why);
+	}
+	if (rc)
+		return rc;
+	if (ctrl_hello_decode(s->in, s->h.len, &hello))
+		return refuse(s, -EBADMSG, "malformed HELLO");
+	memcpy(s->nonce_c, hello.nonce, CTRL_NONCE_LEN);
+	rc = ctrl_random(s->nonce_s, CTRL_NONCE_LEN);
+	if (rc)
+		return vsess_fail(s, rc, "getrandom: %s", strerror(-rc));
+	memcpy(ch.nonce, s->nonce_s, CTRL_NONCE_LEN);
+	rc = vsess_send(s, ctrl_challenge_encode(&ch, s->out, sizeof(s->out)));
+	if (rc)
+		return vsess_fail(s, rc, "sending CHALLENGE: %s", strerror(-rc));
+	rc = vsess_expect(s, CTRL_REQUEST, vsess_deadline(s));
+	if (rc)
+		return rc;
+	if (ctrl_request_decode(s->in, s->h.len, q))
+		return refuse(s, -EBADMSG, "malformed REQUEST");
+	if (s->secret && vsess_verify(s, s->h.len, VSESS_LABEL_REQ,
+				      s->nonce_s, s->nonce_c))
+		return refuse(s, -EACCES, "authentication failed");
+	rc = check_limits(&cfg->limits, q, why, sizeof(why));
+	if (rc)
+		return refuse(s, rc, why);
+	return 0;
+}
+
+static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
+		 const struct ctrl_request *q, struct vt_params *p)
+{
+	struct ctrl_accept acc;
+	char why[VT_ERR_MAX];
+	struct veng_cfg ec;
+	struct vt_used *u = &s->res->used;
+	int rc, len;
+
+	rc = vdev_open(&cfg->dev, &s->dev, why, sizeof(why));
+	if (rc)
+		return refuse(s, rc, "the responder's device is not usable");
+	vdev_endpoint(s->dev, &s->local);
+	s->remote = q->ep;
+	rc = vsess_agree(s, &s->local, &q->ep, why, sizeof(why));
+	if (rc)
+		return refuse(s, rc, why);
+	params_from(q, p);
+	vt_params_apply(p, u);
+	ec = (struct veng_cfg){ .qps = u->qps, .size = u->size,
+				.tx_depth = u->tx_depth,
+				.inline_size = u->inline_size };
+	if (p->test == VT_SEND_BW)
+		ec.rx_depth = 512;
+	else if (p->test == VT_SEND_LAT)
+		ec.rx_depth = 4;
+	s->rd = s->dev->max_rd_atomic < q->ep.rd_atomic ?
+		s->dev->max_rd_atomic : q->ep.rd_atomic;
+	rc = veng_new(s->dev, &ec, &s->eng, why, sizeof(why));
+	if (rc)
+		return refuse(s, rc, why);
+	if (ec.rx_depth && (rc = vsess_prepost(s)))
+		return refuse(s, rc, "cannot post receives");
+	memset(&acc, 0, sizeof(acc));
+	veng_endpoint(s->eng, &acc.ep);
+	s->local = acc.ep;
+	len = ctrl_accept_encode(&acc, s->out, sizeof(s->out));
+	len = vsess_sign(s, len, VSESS_LABEL_ACC, s->nonce_c, s->nonce_s);
+	rc = vsess_send(s, len);
+	if (rc)
+		return vsess_fail(s, rc, "sending ACCEPT: %s", strerror(-rc));
+	return 0;
+}
+
+static int connect_qps(struct vsess *s, const struct vt_params *p)
+{
+	char why[VT_ERR_MAX];
+	int rc;
+
+	rc = vsess_expect(s, CTRL_CONNECT, vsess_deadline(s));
+	if (rc)
+		return rc;
+	if (ctrl_connect_decode(s->in, s->h.len, &s->remote))
+		return refuse(s, -EBADMSG, "malformed CONNECT");
+	rc = veng_connect(s->eng, &s->remote, s->mtu, p->sl, p->tclass, s->rd,
+			  s->dev->max_dest_rd_atomic, why, sizeof(why));
+	if (rc)
+		return refuse(s, rc, why);
+	return vsess_send(s, ctrl_empty_encode(CTRL_READY, s->out,
+					       sizeof(s->out)));
+}
+
+static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
+		const struct vt_params *p, struct vwatch *w)
+{
+	const struct vt_used *u = &s->res->used;
+	struct vrun r = {
+		.e = s->eng, .remote = &s->remote, .test = p->test,
+		.size = u->size, .iters = u->iters,
+		.duration_s = u->duration_s, .margin_s = u->margin_s,
+		.interval_s = cfg->dev.interval_s, .cq_mod = u->cq_mod,
+		.post_list = u->post_list, .watch = w,
+		.use_inline = u->inline_size && u->size <= u->inline_size,
+	};
+
+	if (p->test == VT_WRITE_LAT || p->test == VT_SEND_LAT)
+		return vlat_run(&r, false, &s->res->local);
+	if (u->bidir || p->test == VT_SEND_BW) {
+		r.do_send = u->bidir;
+		r.do_recv = p->test == VT_SEND_BW;
+		return vbw_run(&r, &s->res->local);
+	}
+	/* READ, WRITE and atomics need nothing from us but the memory. */
+	return 0;
+}
+
+/* DONE from the client, RESULT back. */
+static int trade(struct vsess *s, uint64_t deadline_ns)
+{
+	struct ctrl_result m;
+	int rc;
+
+	rc = vsess_expect(s, CTRL_DONE, deadline_ns);
+	if (rc)
+		return rc;
+	if (ctrl_result_decode(s->in, s->h.len, &m))
+		return vsess_fail(s, -EBADMSG, "malformed DONE");
+	vsess_msg_to_side(&m, &s->res->remote);
+	s->res->remote_valid = true;
+	vsess_side_to_msg(&s->res->local, &m);
+	return vsess_send(s, ctrl_result_encode(CTRL_RESULT, &m, s->out,
+						sizeof(s->out)));
+}
+
+static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
+{
+	struct ctrl_request q;
+	struct vt_params p;
+	struct vwatch w = { .fd = s->fd, .stop = cfg->stop };
+	double budget;
+	int rc;
+
+	rc = handshake(s, cfg, &q);
+	if (!rc)
+		rc = setup(s, cfg, &q, &p);
+	if (!rc)
+		rc = connect_qps(s, &p);
+	vsess_fill_used(s);
+	if (rc)
+		return rc;
+	budget = (p.duration_s > 0 ? p.duration_s : cfg->limits.max_duration_s) +
+		 2 * cfg->dev.timeout_s;
+	w.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9);
+	w.stall_ns = (uint64_t)(cfg->dev.timeout_s * 1e9);
+	rc = role(s, cfg, &p, &w);
+	if (trade(s, rc ? vsess_deadline(s) : w.deadline_ns) && !rc)
+		return s->res->status;
+	if (rc)
+		return vsess_fail(s, rc, "%s", s->res->local.error);
+	return 0;
+}
+
+int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd,
+		  struct vt_result *res)
+{
+	struct vsess s = {
+		.fd = fd, .step_s = cfg->dev.timeout_s,
+		.secret = cfg->dev.secret, .secret_len = cfg->dev.secret_len,
+		.res = res,
+	};
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = serve_session(&s, cfg);
+	vsess_release(&s);
+	res->status = rc;
+	return rc;
+}
+
+struct serve_shared {
+	const struct vt_serve_cfg *cfg;
+	void (*on_result)(const struct vt_result *res, void *arg);
+	void *arg;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	unsigned active;
+};
+
+struct serve_job {
+	struct serve_shared *sh;
+	int fd;
+};
+
+static void *serve_thread(void *arg)
+{
+	struct serve_job *job = arg;
+	struct serve_shared *sh = job->sh;
+	struct vt_result *res = calloc(1, sizeof(*res));
+
+	if (res) {
+		vt_serve_conn(sh->cfg, job->fd, res);
+		if (sh->on_result)
+			sh->on_result(res, sh->arg);
+	}
+	close(job->fd);
+	free(res);
+	free(job);
+	pthread_mutex_lock(&sh->lock);
+	sh->active--;
+	pthread_cond_signal(&sh->idle);
+	pthread_mutex_unlock(&sh->lock);
+	return NULL;
+}
+
+/* Start a thread for @fd, or refuse it when at the concurrency limit. */
+static void dispatch(struct serve_shared *sh, int fd)
+{
+	struct serve_job *job = NULL;
+	char why[CTRL_REASON_MAX + 1];
+	pthread_t tid;
+	bool busy;
+
+	pthread_mutex_lock(&sh->lock);
+	busy = sh->active >= sh->cfg->limits.max_concurrent;
+	if (!busy)
+		sh->active++;
+	pthread_mutex_unlock(&sh->lock);
+	if (busy) {
+		snprintf(why, sizeof(why), "busy: %u tests running (limit %u)",
+			 sh->cfg->limits.max_concurrent,
+			 sh->cfg->limits.max_concurrent);
+		ctrl_send_refuse(fd, -EBUSY, why, ctrl_now_ns() + 1000000000ull);
+		close(fd);
+		return;
+	}
+	job = malloc(sizeof(*job));
+	if (job) {
+		job->sh = sh;
+		job->fd = fd;
+	}
+	if (!job || pthread_create(&tid, NULL, serve_thread, job)) {
+		free(job);
+		close(fd);
+		pthread_mutex_lock(&sh->lock);
+		sh->active--;
+		pthread_mutex_unlock(&sh->lock);
+		return;
+	}
+	pthread_detach(tid);
+}
+
+int vt_serve_loop(const struct vt_serve_cfg *cfg, int lfd,
+		  void (*on_result)(const struct vt_result *res, void *arg),
+		  void *arg)
+{
+	struct serve_shared sh = { .cfg = cfg, .on_result = on_result,
+				   .arg = arg };
+	int rc = 0;
+
+	pthread_mutex_init(&sh.lock, NULL);
+	pthread_cond_init(&sh.idle, NULL);
+	while (!(cfg->stop && *cfg->stop)) {
+		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+		int fd, n = poll(&pfd, 1, 200);
+
+		if (n < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (n <= 0)
+			continue;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		dispatch(&sh, fd);
+	}
+	/* Running tests see the stop flag through their watchdogs. */
+	pthread_mutex_lock(&sh.lock);
+	while (sh.active)
+		pthread_cond_wait(&sh.idle, &sh.lock);
+	pthread_mutex_unlock(&sh.lock);
+	pthread_cond_destroy(&sh.idle);
+	pthread_mutex_destroy(&sh.lock);
+	return rc;
+}

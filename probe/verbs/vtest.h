@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ibpulse verbs test engine: RC bandwidth (WRITE, READ, SEND) and
+ * ping-pong latency (WRITE, READ, SEND, atomics) between a client and a
+ * responder, measured the way perftest measures, with a TCP control
+ * channel to exchange QP numbers and both sides' results. The CLI and the
+ * daemon call vt_run() on the client side and vt_serve_*() on the
+ * responder; nothing here pins CPUs or keeps polling outside a test.
+ */
+#ifndef IBPULSE_VERBS_VTEST_H
+#define IBPULSE_VERBS_VTEST_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+enum vt_test {
+	VT_WRITE_BW = 1,
+	VT_READ_BW,
+	VT_SEND_BW,
+	VT_WRITE_LAT,
+	VT_READ_LAT,
+	VT_SEND_LAT,
+	VT_FADD_LAT,
+	VT_CAS_LAT,
+	VT_FADD_BW,
+	VT_CAS_BW,
+	VT_TEST_MAX = VT_CAS_BW,
+};
+
+enum vt_gid_type {
+	VT_GID_IB = 0,
+	VT_GID_ROCE_V1 = 1,
+	VT_GID_ROCE_V2 = 2,
+	VT_GID_UNKNOWN = 3,
+};
+
+#define VT_NAME_MAX 64
+#define VT_ERR_MAX 256
+#define VT_DEFAULT_PORT "18515"
+
+/* What to run. vt_params_default() fills perftest's defaults. */
+struct vt_params {
+	enum vt_test test;
+	char device[VT_NAME_MAX];	/* "": the first device */
+	unsigned ib_port;		/* 1 */
+	int gid_index;			/* -1: use gid_sel, else the default */
+	char gid_sel[VT_NAME_MAX];	/* "v2", "v1", "ipv4", "ipv6", "v2-ipv4", address */
+	int pkey_index;			/* -1: use pkey, else index 0 */
+	unsigned pkey;			/* 0: none; else the P_Key value */
+	unsigned sl;			/* 0..15 */
+	unsigned tclass;		/* 0..255 */
+	unsigned mtu;			/* bytes 256..4096; 0: port active MTU */
+	unsigned qps;			/* 1 */
+	uint32_t size;			/* bytes per message */
+	unsigned tx_depth;		/* 0: 128 for bw, 1 for latency */
+	uint32_t iters;			/* 0: test default (5000 bw, 1000 lat) */
+	double duration_s;		/* > 0: duration mode, iters ignored */
+	double margin_s;		/* < 0: duration / 4 at each end */
+	int cq_mod;			/* -1: 100 (1 above 8 KiB) */
+	unsigned post_list;		/* 1 */
+	int inline_size;		/* -1: 0 for bw, 220 for latency */
+	bool bidir;
+	unsigned rd_atomic;		/* 0: min(16, device maximum) */
+	double interval_s;		/* sub-interval for min/peak bandwidth: 0.1 */
+	double timeout_s;		/* each control step, and the test's slack: 10 */
+	char sysfs_root[256];		/* "/sys" */
+	const uint8_t *secret;		/* optional shared secret, not owned */
+	size_t secret_len;
+};
+
+/* What one side measured. */
+struct vt_side {
+	int status;			/* 0 or negative errno */
+	int wc_status;			/* enum ibv_wc_status of the first failure, 0 */
+	char error[VT_ERR_MAX];
+	uint64_t bytes;
+	uint64_t msgs;
+	double elapsed_s;
+	double cpu_s;			/* thread CPU time over the test */
+	double bw_avg_Bps;
+	double bw_peak_Bps;		/* highest sub-interval */
+	double bw_min_Bps;		/* lowest sub-interval */
+	double msg_rate;		/* messages per second */
+	bool has_lat;
+	struct vstats_lat lat;
+};
+
+/* What was actually used, after defaults, resolution and clamping. */
+struct vt_used {
+	char device[VT_NAME_MAX];
+	unsigned ib_port;
+	unsigned gid_index;
+	enum vt_gid_type gid_type;
+	char gid[48];			/* printable form */
+	unsigned pkey_index;
+	unsigned pkey;
+	unsigned mtu;			/* bytes */
+	unsigned qps, tx_depth, cq_mod, post_list, inline_size, rd_atomic;
+	uint32_t size, iters;
+	double duration_s, margin_s;
+	bool bidir;
+	unsigned remote_gid_index;
+	char remote_gid[48];
+	unsigned remote_pkey;
+};
+
+struct vt_result {
+	int status;			/* 0 when both sides finished cleanly */
+	char error[VT_ERR_MAX];
+	struct vt_used used;
+	struct vt_side local;		/* the client */
+	struct vt_side remote;		/* the responder's view */
+	bool remote_valid;
+};
+
+/* Limits a responder enforces before it registers any memory. */
+struct vt_limits {
+	uint32_t max_size;		/* bytes per message */
+	unsigned max_qps;
+	double max_duration_s;
+	uint32_t max_iters;
+	unsigned max_concurrent;
+};
+
+struct vt_serve_cfg {
+	struct vt_params dev;		/* device, port, GID, P_Key, timeouts, secret */
+	struct vt_limits limits;
+	const volatile sig_atomic_t *stop; /* optional */
+};
+
+void vt_params_default(struct vt_params *p);
+void vt_limits_default(struct vt_limits *l);
+
+/* "write_bw" <-> VT_WRITE_BW; 0 / NULL when unknown. */
+enum vt_test vt_test_parse(const char *name);
+const char *vt_test_name(enum vt_test t);
+bool vt_test_is_lat(enum vt_test t);
+bool vt_test_is_atomic(enum vt_test t);
+const char *vt_gid_type_name(enum vt_gid_type t);
+
+/*
+ * vt_params_check() - validate @p; on failure write a message naming the
+ * offending field and its valid range into @err. Returns 0 or -EINVAL.
+ */
+int vt_params_check(const struct vt_params *p, char *err, size_t errlen);
+
+/*
+ * vt_params_apply() - the run shape after perftest's defaults and the
+ * clamps that keep the loops from stalling (size, iters, tx depth, CQ
+ * moderation, post list, inline, margin). Device-dependent fields are
+ * filled later by the run.
+ */
+void vt_params_apply(const struct vt_params *p, struct vt_used *u);
+
+/*
+ * vt_run() - run one test against the responder at @host:@port. Fills
+ * @res in every case (res->error says what failed); returns res->status.
+ */
+int vt_run(const struct vt_params *p, const char *host, const char *port,
+	   struct vt_result *res);
+
+/*
+ * vt_serve_conn() - answer one client on the connected socket @fd: the
+ * handshake, limits, the test and the result exchange. Closes nothing;
+ * fills @res with this side's view. Returns res->status.
+ */
+int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd,
+		  struct vt_result *res);
+
+/*
+ * vt_serve_loop() - accept on @lfd until *cfg->stop, one thread per client
+ * up to limits.max_concurrent (more are refused with a reason). @on_result,
+ * if set, is called from the client's thread after each test.
+ */
+int vt_serve_loop(const struct vt_serve_cfg *cfg, int lfd,
+		  void (*on_result)(const struct vt_result *res, void *arg),
+		  void *arg);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for GID/P_Key resolution (probe/verbs/resolve.c) on fixture
+ * sysfs trees, and for parameter defaults and validation (params.c): each
+ * selector picks the expected index, P_Keys resolve by value with the
+ * membership bit, two limited members are refused with a reason, and a
+ * bad flag's message names the flag and its range.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "resolve.h"
+#include "vtest.h"
+
+static const char *root;
+
+static struct vres_port *load(const char *dev)
+{
+	struct vres_port *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	assert_int_equal(vres_port_read(root, dev, 1, p), 0);
+	return p;
+}
+
+static unsigned pick(const struct vres_port *p, const char *sel)
+{
+	size_t pos = 999;
+
+	assert_int_equal(vres_gid_select(p, sel, &pos), 0);
+	return p->gids[pos].index;
+}
+
+static void test_roce_selectors(void **state)
+{
+	struct vres_port *p = load("roce0");
+	size_t pos;
+
+	assert_true(p->eth);
+	assert_int_equal(p->ngids, 5); /* the zero GID is skipped */
+	assert_int_equal(pick(p, NULL), 3);
+	assert_int_equal(pick(p, ""), 3);
+	assert_int_equal(pick(p, "v2"), 1);
+	assert_int_equal(pick(p, "v1"), 0);
+	assert_int_equal(pick(p, "ipv4"), 2);
+	assert_int_equal(pick(p, "v2-ipv4"), 3);
+	assert_int_equal(pick(p, "v1-ipv4"), 2);
+	assert_int_equal(pick(p, "ipv6"), 0);
+	assert_int_equal(pick(p, "v2-ipv6"), 1);
+	/* An address carried by both types resolves to RoCE v2. */
+	assert_int_equal(pick(p, "10.0.2.15"), 3);
+	assert_int_equal(pick(p, "::ffff:10.0.2.15"), 3);
+	assert_int_equal(pick(p, "2001:db8::15"), 4);
+	assert_int_equal(pick(p, "fe80::5054:ff:fe12:3456"), 1);
+	assert_int_equal(vres_gid_select(p, "10.0.2.16", &pos), -ENOENT);
+	assert_int_equal(vres_gid_select(p, "v3", &pos), -EINVAL);
+	assert_int_equal(vres_gid_by_index(p, 4, &pos), 0);
+	assert_int_equal(vres_gid_by_index(p, 5, &pos), -ENOENT);
+	free(p);
+}
+
+static void test_ib_port(void **state)
+{
+	struct vres_port *p = load("ib0");
+	char table[512];
+	size_t pos;
+
+	assert_false(p->eth);
+	assert_int_equal(pick(p, NULL), 0);
+	assert_int_equal(pick(p, "v1"), 0);
+	assert_int_equal(p->gids[0].type, VT_GID_IB);
+	assert_int_equal(vres_gid_select(p, "v2", &pos), -ENOENT);
+	assert_int_equal(vres_gid_table_str(p, table, sizeof(table)), 0);
+	assert_non_null(strstr(table, "fe80::2:c903:0:1234"));
+	free(p);
+}
+
+static void test_missing(void **state)
+{
+	struct vres_port p;
+
+	assert_int_equal(vres_port_read(root, "nope0", 1, &p), -ENODEV);
+	assert_int_equal(vres_port_read(root, "roce0", 2, &p), -ENODEV);
+	assert_int_equal(vres_port_read(root, "../x", 1, &p), -EINVAL);
+}
+
+static void test_pkeys(void **state)
+{
+	struct vres_port *p = load("roce0");
+	char err[256], table[256];
+	unsigned idx = 99;
+
+	assert_int_equal(p->npkeys, 4);
+	assert_int_equal(vres_pkey_find(p, 0xffff, &idx), 0);
+	assert_int_equal(idx, 0);
+	assert_int_equal(vres_pkey_find(p, 0x8001, &idx), 0);
+	assert_int_equal(idx, 1);
+	/* Asked as limited, only the full member exists: use it. */
+	assert_int_equal(vres_pkey_find(p, 0x0001, &idx), 0);
+	assert_int_equal(idx, 1);
+	assert_int_equal(vres_pkey_find(p, 0x8002, &idx), 0);
+	assert_int_equal(idx, 2);
+	assert_int_equal(vres_pkey_find(p, 0x8003, &idx), -ENOENT);
+	assert_int_equal(vres_pkey_find(p, 0x8000, &idx), -EINVAL);
+	assert_int_equal(vres_pkey_table_str(p, table, sizeof(table)), 0);
+	assert_non_null(strstr(table, "0x0002 (limited)"));
+	assert_null(strstr(table, "0x0000"));
+
+	assert_int_equal(vres_pkey_pair_check(0xffff, 0x7fff, err, sizeof(err)), 0);
+	assert_int_equal(vres_pkey_pair_check(0x8001, 0x0001, err, sizeof(err)), 0);
+	assert_int_equal(vres_pkey_pair_check(0x0001, 0x0001, err, sizeof(err)),
+			 -EACCES);
+	assert_non_null(strstr(err, "limited members"));
+	assert_int_equal(vres_pkey_pair_check(0x8001, 0x8002, err, sizeof(err)),
+			 -EACCES);
+	assert_non_null(strstr(err, "P_Key mismatch"));
+	free(p);
+}
+
+static void test_params(void **state)
+{
+	struct vt_params p;
+	struct vt_used u;
+	char err[256];
+
+	vt_params_default(&p);
+	p.test = VT_WRITE_BW;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), 0);
+	vt_params_apply(&p, &u);
+	assert_int_equal(u.size, 65536);
+	assert_int_equal(u.iters, 5000);
+	assert_int_equal(u.tx_depth, 128);
+	assert_int_equal(u.cq_mod, 1); /* above 8 KiB, as perftest */
+	assert_int_equal(u.inline_size, 0);
+
+	p.size = 64;
+	p.post_list = 32;
+	vt_params_apply(&p, &u);
+	/* 100 would let a full queue hold no signaled request. */
+	assert_int_equal(u.cq_mod, 128 - 32 + 1);
+
+	p.iters = 50;
+	p.post_list = 1;
+	vt_params_apply(&p, &u);
+	assert_int_equal(u.tx_depth, 50);
+
+	vt_params_default(&p);
+	p.test = VT_WRITE_LAT;
+	vt_params_apply(&p, &u);
+	assert_int_equal(u.size, 2);
+	assert_int_equal(u.iters, 1000);
+	assert_int_equal(u.inline_size, 220);
+	p.test = VT_FADD_BW;
+	vt_params_apply(&p, &u);
+	assert_int_equal(u.size, 8);
+
+	vt_params_default(&p);
+	p.test = VT_WRITE_BW;
+	p.duration_s = 4;
+	vt_params_apply(&p, &u);
+	assert_true(u.margin_s == 1);
+
+	p.qps = 65;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--qps 65: valid range 1..64"));
+	p.qps = 1;
+	p.mtu = 1500;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--mtu 1500"));
+	p.mtu = 1024;
+	p.pkey = 0x8000;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--pkey"));
+	p.pkey = 0;
+	p.test = VT_SEND_LAT;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--duration"));
+	p.test = 0;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(vt_test_parse("read_lat"), VT_READ_LAT);
+	assert_int_equal(vt_test_parse("read"), 0);
+	assert_string_equal(vt_test_name(VT_CAS_BW), "cas_bw");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roce_selectors),
+		cmocka_unit_test(test_ib_port),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_pkeys),
+		cmocka_unit_test(test_params),
+	};
+
+	if (argc < 2)
+		return 77;
+	root = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
