@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibpulse-probe: the per-node agent's command line. A {name, handler}
+ * table (after iproute2's rdma tool) dispatches the subcommands; each
+ * parses its own flags, loads probe.ini and applies flag overrides through
+ * the same option table, then calls into libprobe. Exit status: 0 success,
+ * 1 failure at run time, 2 a bad command line.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "probe.h"
+#include "push.h"
+#include "report.h"
+
+#define EXIT_USAGE 2
+#define MAX_OVERRIDES 16
+
+/* What every subcommand shares: settings and flag overrides. */
+struct cli {
+	const char *prog;
+	const char *cmd;
+	const char *config;
+	struct {
+		const char *key, *value;
+	} overrides[MAX_OVERRIDES];
+	int n_overrides;
+	struct probe_settings s;
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct cli *c, int argc, char **argv);
+	const char *usage;
+};
+
+static int cli_override(struct cli *c, const char *key, const char *value)
+{
+	if (c->n_overrides == MAX_OVERRIDES)
+		return -E2BIG;
+	c->overrides[c->n_overrides].key = key;
+	c->overrides[c->n_overrides].value = value;
+	c->n_overrides++;
+	return 0;
+}
+
+/* Load probe.ini (--config, else the installed one if present), then flags. */
+static int cli_settings(struct cli *c)
+{
+	const char *def = IBPULSE_SYSCONFDIR "/probe.ini";
+	const char *path = c->config;
+	enum log_level lvl;
+	char err[512];
+	int ret;
+
+	if (!path && access(def, R_OK) == 0)
+		path = def;
+	ret = probe_settings_load(&c->s, path, err, sizeof(err));
+	for (int i = 0; !ret && i < c->n_overrides; i++)
+		ret = conf_set(probe_conf_opts, &c->s, "probe",
+			       c->overrides[i].key, c->overrides[i].value, err,
+			       sizeof(err));
+	if (!ret && log_level_parse(c->s.log_level, &lvl)) {
+		snprintf(err, sizeof(err), "--log-level: '%s' is not one of error, warn, info, debug",
+			 c->s.log_level);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		fprintf(stderr, "%s %s: %s\n", c->prog, c->cmd, err);
+		return ret;
+	}
+	log_set_level(lvl);
+	return 0;
+}
+
+static int cli_bad_flag(struct cli *c, char **argv, const char *usage)
+{
+	fprintf(stderr, "%s %s: unknown or incomplete option '%s'\nusage: %s %s\n",
+		c->prog, c->cmd, argv[optind - 1], c->prog, usage);
+	return EXIT_USAGE;
+}
+
+static int cmd_devices(struct cli *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "sysfs-root", required_argument, NULL, 'r' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "no-counters", no_argument, NULL, 'n' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ 0 },
+	};
+	int json = 0, counters = 1, opt, ret;
+	struct report *r;
+
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = 1; break;
+		case 'n': counters = 0; break;
+		case 'c': c->config = optarg; break;
+		case 'r': cli_override(c, "sysfs_root", optarg); break;
+		case 'l': cli_override(c, "log_level", optarg); break;
+		default: return cli_bad_flag(c, argv, "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]");
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s devices: unexpected argument '%s'\n", c->prog,
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (cli_settings(c))
+		return EXIT_USAGE;
+	ret = probe_report_build(&c->s, &r);
+	if (ret) {
+		fprintf(stderr, "%s devices: %s\n", c->prog, strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	if (json) {
+		char *text;
+
+		ret = report_encode(r, &text);
+		if (!ret) {
+			printf("%s\n", text);
+			free(text);
+		}
+	} else {
+		probe_print_devices(stdout, r, counters);
+	}
+	report_free(r);
+	return ret || fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Build one report and POST it; the caller has loaded the settings. */
+static int report_once(struct cli *c, int print)
+{
+	struct push_opts po = {
+		.url = c->s.collector_url,
+		.token_file = c->s.token_file,
+		.ca_file = c->s.ca_file,
+		.connect_timeout = c->s.connect_timeout,
+		.timeout = c->s.timeout,
+	};
+	struct push *p = NULL;
+	struct report *r = NULL;
+	char *text = NULL;
+	int ret;
+
+	ret = probe_report_build(&c->s, &r);
+	if (!ret)
+		ret = report_encode(r, &text);
+	if (!ret && print)
+		printf("%s\n", text);
+	if (!ret)
+		ret = push_new(&po, &p);
+	if (!ret)
+		ret = push_send(p, text, strlen(text));
+	if (!ret)
+		log_info("pushed %zu device(s) to %s", r->n_devices, po.url);
+	push_free(p);
+	free(text);
+	report_free(r);
+	return ret;
+}
+
+static int cmd_report(struct cli *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "sysfs-root", required_argument, NULL, 'r' },
+		{ "collector", required_argument, NULL, 'u' },
+		{ "token-file", required_argument, NULL, 't' },
+		{ "ca-file", required_argument, NULL, 'a' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "once", no_argument, NULL, 'o' },
+		{ "print", no_argument, NULL, 'p' },
+		{ 0 },
+	};
+	int opt, print = 0, ret;
+
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': c->config = optarg; break;
+		case 'r': cli_override(c, "sysfs_root", optarg); break;
+		case 'u': cli_override(c, "collector_url", optarg); break;
+		case 't': cli_override(c, "token_file", optarg); break;
+		case 'a': cli_override(c, "ca_file", optarg); break;
+		case 'H': cli_override(c, "host", optarg); break;
+		case 'l': cli_override(c, "log_level", optarg); break;
+		case 'o': break; /* one push is all `report` does; see `run` */
+		case 'p': print = 1; break;
+		default: return cli_bad_flag(c, argv, "report [--once] [--config FILE] [--sysfs-root DIR] [--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] [--print]");
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s report: unexpected argument '%s'\n", c->prog,
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (cli_settings(c))
+		return EXIT_USAGE;
+	if (!c->s.collector_url) {
+		fprintf(stderr, "%s report: no collector: set --collector URL or [probe] collector_url\n",
+			c->prog);
+		return EXIT_USAGE;
+	}
+	ret = report_once(c, print);
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int cmd_print_config(struct cli *c, int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "--config"))
+		c->config = argv[2];
+	else if (argc > 1) {
+		fprintf(stderr, "%s print-config: unknown option '%s'\n", c->prog,
+			argv[1]);
+		return EXIT_USAGE;
+	}
+	if (cli_settings(c))
+		return EXIT_USAGE;
+	conf_print(probe_conf_opts, &c->s, stdout);
+	return EXIT_SUCCESS;
+}
+
+/*
+ * The subcommands. Adding one (the verbs engine's `run` and `serve`) is a
+ * handler with this signature and one line here; `usage` is what --help
+ * prints.
+ */
+static const struct cmd commands[] = {
+	{ "devices", cmd_devices,
+	  "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]" },
+	{ "report", cmd_report,
+	  "report [--once] [--config FILE] [--sysfs-root DIR] [--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] [--print]" },
+	{ "print-config", cmd_print_config, "print-config [--config FILE]" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f, "usage: %s COMMAND [OPTIONS]\n       %s --help | --version\n\ncommands:\n",
+		prog, prog);
+	for (const struct cmd *c = commands; c->name; c++)
+		fprintf(f, "  %s %s\n", prog, c->usage);
+	fprintf(f, "\nSee docs/probe.md (man page) for details.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { .prog = "ibpulse-probe" };
+	int ret;
+
+	log_init(c.prog, LOG_LVL_INFO);
+	if (argc < 2) {
+		usage(stderr, c.prog);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout, c.prog);
+		return EXIT_SUCCESS;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ibpulse-probe %s\n", IBPULSE_VERSION);
+		return EXIT_SUCCESS;
+	}
+	for (const struct cmd *cmd = commands; cmd->name; cmd++) {
+		if (strcmp(cmd->name, argv[1]))
+			continue;
+		c.cmd = cmd->name;
+		opterr = 0;
+		optind = 1;
+		if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+			fprintf(stderr, "%s: curl_global_init failed\n", c.prog);
+			return EXIT_FAILURE;
+		}
+		ret = cmd->fn(&c, argc - 1, argv + 1);
+		probe_settings_free(&c.s);
+		curl_global_cleanup();
+		return ret;
+	}
+	fprintf(stderr, "%s: unknown command '%s' (try --help)\n", c.prog, argv[1]);
+	return EXIT_USAGE;
+}
