@@ -155,16 +155,16 @@ static const struct counter_def counters[] = {
 };
 
 static const struct counter_def generic[] = {
-	{ .source = CSRC_IB, .metric = P "ib_counter_total", .label = "counter",
+	{ .source = CSRC_IB, .metric = P "ib_counters_total", .label = "counter",
 	  .help = "Other counters of the port's counters/ directory, by kernel name.",
 	  .kind = COUNTER_KIND_COUNTER, .mul = 1, .div = 1 },
-	{ .source = CSRC_HW, .metric = P "hw_counter_total", .label = "counter",
+	{ .source = CSRC_HW, .metric = P "hw_counters_total", .label = "counter",
 	  .help = "Other counters of the port's hw_counters/ directory (driver-specific), by kernel name.",
 	  .kind = COUNTER_KIND_COUNTER, .mul = 1, .div = 1 },
-	{ .source = CSRC_NET, .metric = P "netdev_counter_total", .label = "counter",
+	{ .source = CSRC_NET, .metric = P "netdev_statistics_total", .label = "counter",
 	  .help = "Statistics of the netdev behind a RoCE port (ethtool statistics: pause, PFC, discards), by driver name.",
 	  .kind = COUNTER_KIND_COUNTER, .mul = 1, .div = 1 },
-	{ .source = CSRC_HW, .metric = P "hw_gauge", .label = "counter",
+	{ .source = CSRC_HW, .metric = P "hw_resources", .label = "counter",
 	  .help = "Entries of hw_counters/ that are current values, not counters (active_*, watermark_*), by kernel name.",
 	  .kind = COUNTER_KIND_GAUGE, .mul = 1, .div = 1 },
 };

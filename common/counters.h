@@ -52,7 +52,7 @@ const struct counter_def *counters_lookup(enum counter_source source,
 
 /*
  * counters_generic() - the family for a counter without an entry: for
- * @source and @name, the description of "ibpulse_port_hw_counter_total"
+ * @source and @name, the description of "ibpulse_port_hw_counters_total"
  * (say), with ->label naming the label ("counter") that carries @name.
  * Names that are not counters (hw_counters active_*, watermark_*) get a
  * gauge family. Never NULL for a valid @source.

@@ -133,14 +133,14 @@ static void test_generic_families(void **state)
 	const struct counter_def *d = counters_describe(CSRC_HW, "rcvd_pkts");
 
 	assert_non_null(d);
-	assert_string_equal(d->metric, "ibpulse_port_hw_counter_total");
+	assert_string_equal(d->metric, "ibpulse_port_hw_counters_total");
 	assert_string_equal(d->label, "counter");
 	d = counters_describe(CSRC_NET, "rx_prio3_pause");
-	assert_string_equal(d->metric, "ibpulse_port_netdev_counter_total");
+	assert_string_equal(d->metric, "ibpulse_port_netdev_statistics_total");
 	d = counters_describe(CSRC_IB, "some_future_counter");
-	assert_string_equal(d->metric, "ibpulse_port_ib_counter_total");
+	assert_string_equal(d->metric, "ibpulse_port_ib_counters_total");
 	d = counters_describe(CSRC_HW, "active_qps");
-	assert_string_equal(d->metric, "ibpulse_port_hw_gauge");
+	assert_string_equal(d->metric, "ibpulse_port_hw_resources");
 	assert_int_equal(d->kind, COUNTER_KIND_GAUGE);
 	assert_null(counters_generic(CSRC_COUNT, "x"));
 	assert_string_equal(counters_source_name(CSRC_NET), "net");

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/* One /metrics request, database to body: see scrape.h. */
+#include "scrape.h"
+#include "config.h"
+#include "log.h"
+#include "render.h"
+#include "snapshot.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <zlib.h>
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void scrape_stats_init(struct scrape_stats *st)
+{
+	pthread_mutex_init(&st->lock, NULL);
+	st->last_duration = -1;
+	st->database_errors = 0;
+}
+
+void scrape_stats_destroy(struct scrape_stats *st)
+{
+	if (st)
+		pthread_mutex_destroy(&st->lock);
+}
+
+int64_t scrape_wal_size(const char *db)
+{
+	char path[4096];
+	struct stat sb;
+
+	if (snprintf(path, sizeof(path), "%s-wal", db) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (stat(path, &sb))
+		return errno == ENOENT ? 0 : -errno;
+	return (int64_t)sb.st_size;
+}
+
+static void scrape_db_error(struct scrape_stats *st, const char *err)
+{
+	pthread_mutex_lock(&st->lock);
+	st->database_errors++;
+	pthread_mutex_unlock(&st->lock);
+	log_once("exporter-db", 60, LOG_LVL_WARN, "database: %s", err);
+}
+
+static int scrape_snapshot(const struct exporter_settings *cfg,
+			   struct scrape_stats *st, const struct scrape_req *rq,
+			   struct snapshot **sn, char *err, size_t errlen)
+{
+	struct snap_opts o = {
+		.now = rq->now,
+		.stale_after = cfg->stale_after,
+		.drop_after = cfg->drop_after,
+		.shard = rq->shard,
+		.shards = rq->shards,
+		.chunk_ports = (size_t)cfg->chunk_ports,
+	};
+	sqlite3 *db = NULL;
+	int ret;
+
+	ret = snapshot_db_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err,
+			       errlen);
+	if (!ret)
+		ret = snapshot_read(db, &o, sn, err, errlen);
+	sqlite3_close(db);
+	if (ret && ret != -ENOMEM)
+		scrape_db_error(st, err);
+	return ret;
+}
+
+int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
+		 const struct scrape_req *rq, struct buf *out, char *err,
+		 size_t errlen)
+{
+	struct render_self self = { .version = IBPULSE_VERSION };
+	struct snapshot *sn = NULL;
+	double t0 = mono_now();
+	int ret;
+
+	ret = scrape_snapshot(cfg, st, rq, &sn, err, errlen);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&st->lock);
+	self.last_duration = st->last_duration;
+	self.database_errors = st->database_errors;
+	pthread_mutex_unlock(&st->lock);
+	self.wal_bytes = scrape_wal_size(cfg->db);
+	out->max = (size_t)cfg->max_body_bytes;
+	ret = render_metrics(sn, &self, rq->format, out, NULL);
+	snapshot_free(sn);
+	if (ret == -E2BIG)
+		snprintf(err, errlen, "the body would pass max_body_bytes (%lld); "
+			 "shard the scrape: /metrics?shard=I&shards=N",
+			 cfg->max_body_bytes);
+	else if (ret)
+		snprintf(err, errlen, "rendering failed: %s", strerror(-ret));
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&st->lock);
+	st->last_duration = mono_now() - t0;
+	pthread_mutex_unlock(&st->lock);
+	return 0;
+}
+
+int scrape_gzip(const char *in, size_t len, int level, char **out,
+		size_t *out_len)
+{
+	z_stream z = { 0 };
+	uLong bound;
+	char *p;
+	int ret = 0;
+
+	if (len > UINT32_MAX)
+		return -E2BIG;
+	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	bound = deflateBound(&z, (uLong)len);
+	p = bound <= UINT32_MAX ? malloc(bound) : NULL;
+	if (!p) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = (Bytef *)p;
+	z.avail_out = (uInt)bound;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		free(p);
+		ret = -EIO;
+	} else {
+		*out = p;
+		*out_len = bound - z.avail_out;
+	}
+	deflateEnd(&z);
+	return ret;
+}
+
+int scrape_health(const struct exporter_settings *cfg, char *err,
+		  size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int ret;
+
+	ret = snapshot_db_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err,
+			       errlen);
+	sqlite3_close(db);
+	return ret;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exporter's HTTP side: see server.h. Each request is answered in the
+ * worker thread that parsed it, on the first call of the handler (GET has
+ * no body); the body is complete in memory before it is queued.
+ */
+#include "server.h"
+#include "log.h"
+#include "negotiate.h"
+#include "scrape.h"
+#include "shard.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+struct server {
+	const struct exporter_settings *cfg;
+	struct MHD_Daemon *mhd;
+	struct scrape_stats stats;
+	unsigned port;
+};
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Queue @len bytes at @body (malloc'd; taken over) with @status. */
+static enum MHD_Result server_send(struct MHD_Connection *c, unsigned status,
+				   const char *type, char *body, size_t len,
+				   const char *encoding)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (encoding)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					encoding);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Accept-Encoding");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* A short text answer: "@msg\n". */
+static enum MHD_Result server_text(struct MHD_Connection *c, unsigned status,
+				   const char *msg)
+{
+	size_t len = strlen(msg);
+	char *body = malloc(len + 2);
+
+	if (!body)
+		return MHD_NO;
+	memcpy(body, msg, len);
+	body[len] = '\n';
+	body[len + 1] = '\0';
+	return server_send(c, status, "text/plain; charset=utf-8", body, len + 1,
+			   NULL);
+}
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static enum MHD_Result server_metrics(struct server *s, struct MHD_Connection *c)
+{
+	struct scrape_req rq = { .now = wall_now() };
+	char err[512], *body, *gz;
+	size_t len, gz_len;
+	struct buf out;
+	int ret;
+
+	if (shard_parse(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "shard"),
+			MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "shards"),
+			&rq.shard, &rq.shards, err, sizeof(err)))
+		return server_text(c, MHD_HTTP_BAD_REQUEST, err);
+	rq.format = negotiate_format(header(c, MHD_HTTP_HEADER_ACCEPT));
+	rq.gzip = negotiate_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	buf_init(&out, 0);
+	ret = scrape_build(s->cfg, &s->stats, &rq, &out, err, sizeof(err));
+	if (ret) {
+		buf_free(&out);
+		return server_text(c, ret == -EIO || ret == -ENOENT ?
+				   MHD_HTTP_SERVICE_UNAVAILABLE :
+				   MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+	}
+	body = buf_steal(&out, &len);
+	if (!body)
+		return MHD_NO;
+	if (!rq.gzip)
+		return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format),
+				   body, len, NULL);
+	ret = scrape_gzip(body, len, (int)s->cfg->gzip_level, &gz, &gz_len);
+	free(body);
+	if (ret)
+		return server_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "gzip failed");
+	return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format), gz,
+			   gz_len, "gzip");
+}
+
+static enum MHD_Result server_health(struct server *s, struct MHD_Connection *c)
+{
+	char err[512];
+
+	if (scrape_health(s->cfg, err, sizeof(err)))
+		return server_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, err);
+	return server_text(c, MHD_HTTP_OK, "ok");
+}
+
+static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
+				     const char *url, const char *method,
+				     const char *version, const char *upload_data,
+				     size_t *upload_data_size, void **con_cls)
+{
+	struct server *s = cls;
+
+	/*
+	 * Answer on the second call, once MHD has read the whole request:
+	 * a response queued on the first call makes MHD close the
+	 * connection instead of keeping it alive for the next scrape.
+	 */
+	if (!*con_cls) {
+		*con_cls = s; /* any non-NULL: headers seen */
+		return MHD_YES;
+	}
+	if (*upload_data_size) { /* GET has no body; drop any */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return server_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				   "method not allowed: use GET");
+	if (!strcmp(url, "/metrics"))
+		return server_metrics(s, c);
+	if (!strcmp(url, "/healthz"))
+		return server_health(s, c);
+	if (!strcmp(url, "/"))
+		return server_text(c, MHD_HTTP_OK,
+				   "ibpulse exporter: /metrics (?shard=I&shards=N), /healthz");
+	return server_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
+}
+
+static void __attribute__((format(printf, 2, 0)))
+server_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	log_warn("http: %s", line);
+}
+
+/* @listen as a socket address with @port; 0 or -EINVAL. */
+static int server_addr(const char *listen, unsigned port,
+		       struct sockaddr_storage *ss, int *v6)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, listen, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		*v6 = 0;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, listen, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*v6 = 1;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int server_new(const struct exporter_settings *cfg, struct server **out)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+			 MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct server *s;
+	int v6;
+
+	if (server_addr(cfg->listen, (unsigned)cfg->port, &ss, &v6)) {
+		log_err("listen: '%s' is not a numeric IPv4 or IPv6 address",
+			cfg->listen);
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = cfg;
+	scrape_stats_init(&s->stats);
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, server_handle, s,
+		MHD_OPTION_EXTERNAL_LOGGER, server_mhd_log, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+		MHD_OPTION_END);
+	if (!s->mhd) {
+		log_err("cannot listen on %s port %lld: %s", cfg->listen,
+			cfg->port, strerror(errno));
+		server_free(s);
+		return -EADDRINUSE;
+	}
+	info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : (unsigned)cfg->port;
+	*out = s;
+	return 0;
+}
+
+unsigned server_port(const struct server *s)
+{
+	return s->port;
+}
+
+void server_free(struct server *s)
+{
+	if (!s)
+		return;
+	if (s->mhd)
+		MHD_stop_daemon(s->mhd);
+	scrape_stats_destroy(&s->stats);
+	free(s);
+}

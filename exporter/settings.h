@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exporter's settings: one descriptor table (common/conf.h) drives the
+ * defaults, etc/exporter.ini, command-line overrides and --print-config.
+ */
+#ifndef IBPULSE_EXPORTER_SETTINGS_H
+#define IBPULSE_EXPORTER_SETTINGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "conf.h"
+
+struct exporter_settings {
+	char *listen;			/* numeric address to bind */
+	long long port;			/* 0: ephemeral */
+	char *port_file;		/* write the bound port here */
+	char *db;			/* SQLite database, opened read-only */
+	long long threads;		/* HTTP worker threads */
+	long long connection_timeout;	/* seconds idle before close */
+	long long max_connections;
+	double stale_after;		/* seconds: host_up 0 past this */
+	double drop_after;		/* seconds: a host's series leave */
+	long long max_body_bytes;	/* ceiling of one /metrics body */
+	long long gzip_level;		/* 1 fastest .. 9 smallest */
+	long long busy_timeout_ms;
+	long long chunk_ports;		/* ports read per read transaction */
+	char *log_level;
+};
+
+extern const struct conf_opt exporter_conf_opts[];
+
+/* Set the defaults. Returns 0 or a negative errno. */
+int settings_init(struct exporter_settings *s);
+/* Read @path (NULL: defaults only); a reason in @err on failure. */
+int settings_load(struct exporter_settings *s, const char *path, char *err,
+		  size_t errlen);
+/* Override one [exporter] key from the command line. */
+int settings_set(struct exporter_settings *s, const char *key,
+		 const char *value, char *err, size_t errlen);
+/* Check rules across fields (drop_after >= stale_after...). */
+int settings_check(const struct exporter_settings *s, char *err,
+		   size_t errlen);
+void settings_print(const struct exporter_settings *s, FILE *f);
+/* Free the strings; NULL is fine. */
+void settings_free(struct exporter_settings *s);
+
+#endif
