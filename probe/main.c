@@ -19,6 +19,7 @@
 #include "probe.h"
 #include "push.h"
 #include "report.h"
+#include "verbs_cli.h"
 
 #define EXIT_USAGE 2
 #define MAX_OVERRIDES 16
@@ -235,12 +236,27 @@ static int cmd_print_config(struct cli *c, int argc, char **argv)
  * handler with this signature and one line here; `usage` is what --help
  * prints.
  */
+/* The verbs tests parse their own flags (probe/verbs/cli.c). */
+static int cmd_run(struct cli *c, int argc, char **argv)
+{
+	(void)c;
+	return verbs_cmd_run(argc, argv);
+}
+
+static int cmd_serve(struct cli *c, int argc, char **argv)
+{
+	(void)c;
+	return verbs_cmd_serve(argc, argv);
+}
+
 static const struct cmd commands[] = {
 	{ "devices", cmd_devices,
 	  "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]" },
 	{ "report", cmd_report,
 	  "report [--once] [--config FILE] [--sysfs-root DIR] [--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] [--print]" },
 	{ "print-config", cmd_print_config, "print-config [--config FILE]" },
+	{ "run", cmd_run, VERBS_RUN_USAGE },
+	{ "serve", cmd_serve, VERBS_SERVE_USAGE },
 	{ NULL, NULL, NULL },
 };
 
