@@ -229,7 +229,7 @@ size_t expo_format_double(char *dst, double v)
 
 static uint64_t expo_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
 
 	for (; *s; s++) {
 		h ^= (unsigned char)*s;

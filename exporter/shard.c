@@ -8,7 +8,7 @@
 
 unsigned shard_of(const char *name, unsigned n)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a, 64 bits */
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64 bits */
 
 	for (const char *p = name; *p; p++) {
 		h ^= (unsigned char)*p;

@@ -496,7 +496,7 @@ static int read_addresses(sqlite3 *db, struct snapshot *sn, char *err,
 
 static uint64_t key_hash(int source, const char *name, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)source;
+	uint64_t h = 14695981039346656037ULL ^ (uint64_t)source;
 
 	for (size_t i = 0; i < len; i++) {
 		h ^= (unsigned char)name[i];
