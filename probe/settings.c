@@ -25,7 +25,7 @@
 
 const struct conf_opt probe_conf_opts[] = {
 	OPT(host, CONF_STR, NULL, 0, 0,
-	    "host name sent in reports (default: gethostname())"),
+	    "host name sent in reports; unset: gethostname()"),
 	OPT(sysfs_root, CONF_STR, "/sys", 0, 0,
 	    "sysfs mount point; a fixture tree for tests"),
 	OPT(collector_url, CONF_STR, NULL, 0, 0,
@@ -33,7 +33,7 @@ const struct conf_opt probe_conf_opts[] = {
 	OPT(token_file, CONF_STR, NULL, 0, 0,
 	    "file holding this host's bearer token"),
 	OPT(ca_file, CONF_STR, NULL, 0, 0,
-	    "CA bundle to verify the collector (default: the system's)"),
+	    "CA bundle to verify the collector; unset: the system CA store"),
 	OPT(connect_timeout, CONF_DOUBLE, "5", 0.1, 300,
 	    "seconds to establish the connection"),
 	OPT(timeout, CONF_DOUBLE, "20", 0.1, 3600,

@@ -172,6 +172,13 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("collector", r.stderr)
 
+    def test_shipped_config_loads(self):
+        ini = os.path.join(FIXTURES, "..", "..", "etc", "probe.ini")
+        r = run("devices", "--config", ini, "--sysfs-root",
+                os.path.join(FIXTURES, "sysfs-rxe"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("CA 'rxe0'", r.stdout)
+
     def test_print_config(self):
         r = run("print-config")
         self.assertEqual(r.returncode, 0)
