@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for the exporter's integration and end-to-end tests (stdlib only).
+
+Daemons are started on ephemeral loopback ports with their output in a
+temporary directory, waited for by polling (never by sleeping a fixed
+time), and always ended, by their own process ids, when the test leaves.
+"""
+import gzip
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+SKIP = 77
+
+# What Prometheus 2.42 sends when it scrapes.
+PROMETHEUS_ACCEPT = ("application/openmetrics-text;version=1.0.0,"
+                     "application/openmetrics-text;version=0.0.1;q=0.75,"
+                     "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def free_port():
+    """A port that was free a moment ago (for programs that cannot bind 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, fn, timeout=60.0, interval=0.1):
+    """Poll fn() until it returns a true value; fail after timeout."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            v = fn()
+            if v:
+                return v
+        except (OSError, ValueError, urllib.error.URLError) as e:
+            last = e
+        time.sleep(interval)
+    raise Failure("timed out waiting for %s (last error: %s)" % (what, last))
+
+
+class Procs:
+    """Processes started by a test; stop_all() ends each by its pid."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.procs = []
+
+    def start(self, name, argv, env=None):
+        log = open(os.path.join(self.tmp, name + ".log"), "wb")
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, env=env)
+        p.name = name
+        p.logpath = log.name
+        log.close()
+        self.procs.append(p)
+        return p
+
+    def log(self, p):
+        with open(p.logpath, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def check_alive(self, p):
+        if p.poll() is not None:
+            raise Failure("%s exited with %s:\n%s" % (p.name, p.returncode, self.log(p)))
+
+    def stop(self, p):
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def stop_all(self):
+        for p in reversed(self.procs):
+            self.stop(p)
+
+    def dump_logs(self):
+        for p in self.procs:
+            sys.stderr.write("---- %s log ----\n%s\n" % (p.name, self.log(p)[-4000:]))
+
+
+def read_port_file(path, proc, procs):
+    def ready():
+        procs.check_alive(proc)
+        with open(path) as f:
+            text = f.read().strip()
+        return int(text) if text else None
+    return wait_for("port file " + path, ready, timeout=30)
+
+
+def http(url, headers=None, method="GET", data=None, timeout=30):
+    """(status, headers dict (lower-case keys), body bytes); no raise on 4xx/5xx."""
+    req = urllib.request.Request(url, headers=headers or {}, method=method, data=data)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def metrics(base, accept=None, gzip_ok=False, query=""):
+    headers = {}
+    if accept:
+        headers["Accept"] = accept
+    if gzip_ok:
+        headers["Accept-Encoding"] = "gzip"
+    status, hdrs, body = http(base + "/metrics" + query, headers)
+    if hdrs.get("content-encoding") == "gzip":
+        body = gzip.decompress(body)
+    return status, hdrs, body.decode("utf-8")
+
+
+def parse_samples(text):
+    """{(name, frozenset(labels.items())): value} from exposition text."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, labels, value = _parse_line(line)
+        out[(name, frozenset(labels.items()))] = value
+    return out
+
+
+def _parse_line(line):
+    i = 0
+    while i < len(line) and line[i] not in "{ ":
+        i += 1
+    name = line[:i]
+    labels = {}
+    if i < len(line) and line[i] == "{":
+        i += 1
+        while line[i] != "}":
+            eq = line.index("=", i)
+            key = line[i:eq]
+            i = eq + 2  # past ="
+            val = []
+            while line[i] != '"':
+                if line[i] == "\\":
+                    nxt = line[i + 1]
+                    val.append({"n": "\n", "\\": "\\", '"': '"'}[nxt])
+                    i += 2
+                else:
+                    val.append(line[i])
+                    i += 1
+            labels[key] = "".join(val)
+            i += 1
+            if line[i] == ",":
+                i += 1
+        i += 1
+    value = float(line[i:].strip().split(" ")[0])
+    return name, labels, value
+
+
+def find(samples, name, **labels):
+    """Values of samples called name whose labels include labels."""
+    want = set(labels.items())
+    return [v for (n, ls), v in samples.items() if n == name and want <= set(ls)]
+
+
+def promtool_check(promtool, text):
+    """(ok, output) of `promtool check metrics` on text."""
+    r = subprocess.run([promtool, "check", "metrics"], input=text.encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    return r.returncode == 0 and not r.stdout.strip(), r.stdout.decode()
+
+
+def start_prometheus(procs, prometheus, tmp, jobs):
+    """Start Prometheus scraping jobs [(name, "127.0.0.1:port", params)]
+    every second; returns its base URL once it is ready."""
+    port = free_port()
+    lines = ["global:", "  scrape_interval: 1s", "  scrape_timeout: 1s",
+             "scrape_configs:"]
+    for name, target, params in jobs:
+        lines += ["  - job_name: %s" % json.dumps(name),
+                  "    static_configs:",
+                  "      - targets: [%s]" % json.dumps(target)]
+        if params:
+            lines.append("    params:")
+            for k, v in params.items():
+                lines.append("      %s: [%s]" % (k, json.dumps(str(v))))
+    cfg = os.path.join(tmp, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    p = procs.start("prometheus", [
+        prometheus, "--config.file=" + cfg,
+        "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
+        "--web.listen-address=127.0.0.1:%d" % port,
+        "--log.level=warn"])
+    base = "http://127.0.0.1:%d" % port
+
+    def ready():
+        procs.check_alive(p)
+        return http(base + "/-/ready", timeout=5)[0] == 200
+    wait_for("prometheus ready", ready, timeout=90)
+    return base
+
+
+def prom_query(base, expr):
+    """The result vector of an instant query."""
+    url = base + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    status, _, body = http(url, timeout=10)
+    if status != 200:
+        raise ValueError("query %s: HTTP %d %s" % (expr, status, body[:200]))
+    return json.loads(body)["data"]["result"]
+
+
+def prom_wait_value(base, expr, want, timeout=60):
+    """Poll until expr returns exactly one series with value want."""
+    def ok():
+        r = prom_query(base, expr)
+        return r if len(r) == 1 and float(r[0]["value"][1]) == want else None
+    return wait_for("prometheus: %s == %s" % (expr, want), ok, timeout=timeout, interval=0.5)
+
+
+def run(main):
+    """Run main() and turn Failure into exit 1, a skip request into 77."""
+    try:
+        rc = main()
+    except Failure as e:
+        sys.stderr.write("FAIL: %s\n" % e)
+        rc = 1
+    sys.exit(rc or 0)
