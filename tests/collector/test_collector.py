@@ -6,7 +6,7 @@ stored; every kind of bad request gets its status and leaves the database
 unchanged; a kill -9 while reports stream in loses no acknowledged report;
 hosts can be retired through the API and the CLI; TLS works.
 
-usage: test_collector.py COLLECTOR_BINARY SCHEMA_DIR
+usage: test_collector.py COLLECTOR_BINARY SCHEMA_DIR ETC_COLLECTOR_INI
 """
 import http.client
 import json
@@ -23,7 +23,7 @@ import threading
 import time
 import unittest
 
-COLLECTOR = SCHEMA = None
+COLLECTOR = SCHEMA = SAMPLE_INI = None
 ADMIN = "admin-token-0123456789abcdef"
 HOSTS = ["node%d" % i for i in range(8)]
 
@@ -349,6 +349,11 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertIn("ibpulse-collector", r.stdout)
 
+    def test_sample_config_parses(self):
+        r = self.run_collector("--config", SAMPLE_INI, "--print-config")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("retention_days = 7", r.stdout)
+
     def test_refuses_newer_database(self):
         c = Collector(self.tmp)
         db = sqlite3.connect(c.db)
@@ -386,5 +391,5 @@ class ConfigTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    COLLECTOR, SCHEMA = sys.argv[1], sys.argv[2]
+    COLLECTOR, SCHEMA, SAMPLE_INI = sys.argv[1], sys.argv[2], sys.argv[3]
     unittest.main(argv=sys.argv[:1], verbosity=2)

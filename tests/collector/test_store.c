@@ -370,6 +370,25 @@ static void test_retire(void **state)
 	store_close(st);
 }
 
+/* Another connection deletes the host (the retire CLI): the cache notices. */
+static void test_other_writer(void **state)
+{
+	struct fixture *f = *state;
+	struct store_stats stats;
+	struct store *st;
+	struct mini m;
+
+	mini_init(&m, "node1");
+	assert_int_equal(store_open(&f->opts, &st), 0);
+	put(st, &m, 1000, NULL);
+	exec(f, "PRAGMA foreign_keys = ON; DELETE FROM host WHERE name = 'node1'");
+	put(st, &m, 1010, &stats);
+	assert_int_equal(stats.series_written, 3);
+	assert_int_equal(q(f, "SELECT count(*) FROM series"), 3);
+	assert_int_equal(q(f, "SELECT count(*) FROM port"), 1);
+	store_close(st);
+}
+
 static void test_wal_and_checkpoint(void **state)
 {
 	struct fixture *f = *state;
@@ -406,6 +425,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rollback_drops_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retire, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wal_and_checkpoint, setup, teardown),
 	};
 
