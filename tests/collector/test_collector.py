@@ -266,6 +266,14 @@ class CollectorTest(unittest.TestCase):
         self.assertEqual(self.c.count("SELECT count(*) FROM series"), 84)
 
     def test_kill9_keeps_acknowledged_reports(self):
+        self.stream_and_stop(signal.SIGKILL)
+
+    def test_sigterm_keeps_acknowledged_reports(self):
+        self.stream_and_stop(signal.SIGTERM)
+
+    def stream_and_stop(self, sig):
+        """Stop the collector with @sig while reports stream in from
+        several clients; every report answered 200 must be stored."""
         self.c.start()
         acked = {h: set() for h in HOSTS[:6]}
         stop = threading.Event()
@@ -284,9 +292,10 @@ class CollectorTest(unittest.TestCase):
                     r = conn.getresponse()
                     r.read()
                 except (OSError, http.client.HTTPException):
-                    return
+                    break
                 if r.status == 200:
                     acked[host].add(marker)
+            conn.close()
 
         threads = [threading.Thread(target=client, args=(h, (i + 1) * 1000000))
                    for i, h in enumerate(acked)]
@@ -295,8 +304,10 @@ class CollectorTest(unittest.TestCase):
         deadline = time.monotonic() + 120
         while sum(map(len, acked.values())) < 300 and time.monotonic() < deadline:
             time.sleep(0.01)
-        self.c.proc.send_signal(signal.SIGKILL)
-        self.c.proc.wait()
+        self.c.proc.send_signal(sig)
+        code = self.c.proc.wait(60)
+        if sig == signal.SIGTERM:
+            self.assertEqual(code, 0, self.c.log_text())
         stop.set()
         for t in threads:
             t.join(60)

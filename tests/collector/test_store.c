@@ -389,6 +389,42 @@ static void test_other_writer(void **state)
 	store_close(st);
 }
 
+/*
+ * A reader holding an old snapshot blocks truncation: the WAL grows past
+ * wal_max_bytes. Once it lets go, the next checkpoint truncates the WAL.
+ */
+static void test_wal_bounded_after_reader(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st;
+	sqlite3 *rd;
+	sqlite3_stmt *s;
+	long long wal = 0;
+	struct mini m;
+
+	assert_int_equal(store_open(&f->opts, &st), 0);
+	mini_init(&m, "node1");
+	put(st, &m, 1000, NULL);
+	assert_int_equal(sqlite3_open_v2(f->db, &rd, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(rd, "SELECT count(*) FROM sample", -1, &s, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(rd, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW); /* the snapshot is pinned */
+	for (int i = 0; i < 400; i++) {
+		m.ib[0].value++;
+		m.ib[1].value++;
+		put(st, &m, 1000 + i, NULL);
+	}
+	assert_int_equal(store_checkpoint(st, &wal), 0);
+	assert_true(wal > f->opts.wal_max_bytes);
+	sqlite3_finalize(s);
+	assert_int_equal(sqlite3_exec(rd, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_checkpoint(st, &wal), 0);
+	assert_int_equal(wal, 0);
+	sqlite3_close(rd);
+	store_close(st);
+}
+
 static void test_wal_and_checkpoint(void **state)
 {
 	struct fixture *f = *state;
@@ -426,6 +462,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retire, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wal_bounded_after_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wal_and_checkpoint, setup, teardown),
 	};
 
