@@ -69,7 +69,9 @@ static int cli_settings(struct cli *c)
 			       c->overrides[i].key, c->overrides[i].value, err,
 			       sizeof(err));
 	if (!ret && log_level_parse(c->s.log_level, &lvl)) {
-		snprintf(err, sizeof(err), "--log-level: '%s' is not one of error, warn, info, debug",
+		snprintf(err, sizeof(err),
+			 "--log-level: '%s' is not one of error, warn, info, "
+			 "debug",
 			 c->s.log_level);
 		ret = -EINVAL;
 	}
@@ -83,7 +85,8 @@ static int cli_settings(struct cli *c)
 
 static int cli_bad_flag(struct cli *c, char **argv, const char *usage)
 {
-	fprintf(stderr, "%s %s: unknown or incomplete option '%s'\nusage: %s %s\n",
+	fprintf(stderr,
+		"%s %s: unknown or incomplete option '%s'\nusage: %s %s\n",
 		c->prog, c->cmd, argv[optind - 1], c->prog, usage);
 	return EXIT_USAGE;
 }
@@ -91,29 +94,43 @@ static int cli_bad_flag(struct cli *c, char **argv, const char *usage)
 static int cmd_devices(struct cli *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "sysfs-root", required_argument, NULL, 'r' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "no-counters", no_argument, NULL, 'n' },
-		{ "log-level", required_argument, NULL, 'l' },
-		{ 0 },
+		{"json", no_argument, NULL, 'j'},
+		{"sysfs-root", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
+		{"no-counters", no_argument, NULL, 'n'},
+		{"log-level", required_argument, NULL, 'l'},
+		{0},
 	};
 	int json = 0, counters = 1, opt, ret;
 	struct report *r;
 
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'j': json = 1; break;
-		case 'n': counters = 0; break;
-		case 'c': c->config = optarg; break;
-		case 'r': cli_override(c, "sysfs_root", optarg); break;
-		case 'l': cli_override(c, "log_level", optarg); break;
-		default: return cli_bad_flag(c, argv, "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]");
+		case 'j':
+			json = 1;
+			break;
+		case 'n':
+			counters = 0;
+			break;
+		case 'c':
+			c->config = optarg;
+			break;
+		case 'r':
+			cli_override(c, "sysfs_root", optarg);
+			break;
+		case 'l':
+			cli_override(c, "log_level", optarg);
+			break;
+		default:
+			return cli_bad_flag(
+				c, argv,
+				"devices [--json] [--sysfs-root DIR] [--config "
+				"FILE] [--no-counters]");
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s devices: unexpected argument '%s'\n", c->prog,
-			argv[optind]);
+		fprintf(stderr, "%s devices: unexpected argument '%s'\n",
+			c->prog, argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (cli_settings(c))
@@ -173,42 +190,66 @@ static int report_once(struct cli *c, int print)
 static int cmd_report(struct cli *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "sysfs-root", required_argument, NULL, 'r' },
-		{ "collector", required_argument, NULL, 'u' },
-		{ "token-file", required_argument, NULL, 't' },
-		{ "ca-file", required_argument, NULL, 'a' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "log-level", required_argument, NULL, 'l' },
-		{ "once", no_argument, NULL, 'o' },
-		{ "print", no_argument, NULL, 'p' },
-		{ 0 },
+		{"config", required_argument, NULL, 'c'},
+		{"sysfs-root", required_argument, NULL, 'r'},
+		{"collector", required_argument, NULL, 'u'},
+		{"token-file", required_argument, NULL, 't'},
+		{"ca-file", required_argument, NULL, 'a'},
+		{"host", required_argument, NULL, 'H'},
+		{"log-level", required_argument, NULL, 'l'},
+		{"once", no_argument, NULL, 'o'},
+		{"print", no_argument, NULL, 'p'},
+		{0},
 	};
 	int opt, print = 0, ret;
 
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': c->config = optarg; break;
-		case 'r': cli_override(c, "sysfs_root", optarg); break;
-		case 'u': cli_override(c, "collector_url", optarg); break;
-		case 't': cli_override(c, "token_file", optarg); break;
-		case 'a': cli_override(c, "ca_file", optarg); break;
-		case 'H': cli_override(c, "host", optarg); break;
-		case 'l': cli_override(c, "log_level", optarg); break;
-		case 'o': break; /* one push is all `report` does; see `run` */
-		case 'p': print = 1; break;
-		default: return cli_bad_flag(c, argv, "report [--once] [--config FILE] [--sysfs-root DIR] [--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] [--print]");
+		case 'c':
+			c->config = optarg;
+			break;
+		case 'r':
+			cli_override(c, "sysfs_root", optarg);
+			break;
+		case 'u':
+			cli_override(c, "collector_url", optarg);
+			break;
+		case 't':
+			cli_override(c, "token_file", optarg);
+			break;
+		case 'a':
+			cli_override(c, "ca_file", optarg);
+			break;
+		case 'H':
+			cli_override(c, "host", optarg);
+			break;
+		case 'l':
+			cli_override(c, "log_level", optarg);
+			break;
+		case 'o':
+			break; /* one push is all `report` does; see `run` */
+		case 'p':
+			print = 1;
+			break;
+		default:
+			return cli_bad_flag(
+				c, argv,
+				"report [--once] [--config FILE] [--sysfs-root "
+				"DIR] [--collector URL] [--token-file FILE] "
+				"[--ca-file FILE] [--host NAME] [--print]");
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s report: unexpected argument '%s'\n", c->prog,
-			argv[optind]);
+		fprintf(stderr, "%s report: unexpected argument '%s'\n",
+			c->prog, argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (cli_settings(c))
 		return EXIT_USAGE;
 	if (!c->s.collector_url) {
-		fprintf(stderr, "%s report: no collector: set --collector URL or [probe] collector_url\n",
+		fprintf(stderr,
+			"%s report: no collector: set --collector URL or "
+			"[probe] collector_url\n",
 			c->prog);
 		return EXIT_USAGE;
 	}
@@ -221,8 +262,8 @@ static int cmd_print_config(struct cli *c, int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--config"))
 		c->config = argv[2];
 	else if (argc > 1) {
-		fprintf(stderr, "%s print-config: unknown option '%s'\n", c->prog,
-			argv[1]);
+		fprintf(stderr, "%s print-config: unknown option '%s'\n",
+			c->prog, argv[1]);
 		return EXIT_USAGE;
 	}
 	if (cli_settings(c))
@@ -250,19 +291,22 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 }
 
 static const struct cmd commands[] = {
-	{ "devices", cmd_devices,
-	  "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]" },
-	{ "report", cmd_report,
-	  "report [--once] [--config FILE] [--sysfs-root DIR] [--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] [--print]" },
-	{ "print-config", cmd_print_config, "print-config [--config FILE]" },
-	{ "run", cmd_run, VERBS_RUN_USAGE },
-	{ "serve", cmd_serve, VERBS_SERVE_USAGE },
-	{ NULL, NULL, NULL },
+	{"devices", cmd_devices,
+	 "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]"},
+	{"report", cmd_report,
+	 "report [--once] [--config FILE] [--sysfs-root DIR] [--collector URL] "
+	 "[--token-file FILE] [--ca-file FILE] [--host NAME] [--print]"},
+	{"print-config", cmd_print_config, "print-config [--config FILE]"},
+	{"run", cmd_run, VERBS_RUN_USAGE},
+	{"serve", cmd_serve, VERBS_SERVE_USAGE},
+	{NULL, NULL, NULL},
 };
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s COMMAND [OPTIONS]\n       %s --help | --version\n\ncommands:\n",
+	fprintf(f,
+		"usage: %s COMMAND [OPTIONS]\n       %s --help | "
+		"--version\n\ncommands:\n",
 		prog, prog);
 	for (const struct cmd *c = commands; c->name; c++)
 		fprintf(f, "  %s %s\n", prog, c->usage);
@@ -271,7 +315,7 @@ static void usage(FILE *f, const char *prog)
 
 int main(int argc, char **argv)
 {
-	struct cli c = { .prog = "ibpulse-probe" };
+	struct cli c = {.prog = "ibpulse-probe"};
 	int ret;
 
 	log_init(c.prog, LOG_LVL_INFO);
@@ -295,7 +339,8 @@ int main(int argc, char **argv)
 		opterr = 0;
 		optind = 1;
 		if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-			fprintf(stderr, "%s: curl_global_init failed\n", c.prog);
+			fprintf(stderr, "%s: curl_global_init failed\n",
+				c.prog);
 			return EXIT_FAILURE;
 		}
 		ret = cmd->fn(&c, argc - 1, argv + 1);
@@ -303,6 +348,7 @@ int main(int argc, char **argv)
 		curl_global_cleanup();
 		return ret;
 	}
-	fprintf(stderr, "%s: unknown command '%s' (try --help)\n", c.prog, argv[1]);
+	fprintf(stderr, "%s: unknown command '%s' (try --help)\n", c.prog,
+		argv[1]);
 	return EXIT_USAGE;
 }

@@ -50,7 +50,8 @@ static int ethtool_n_stats(int fd, const char *ifname, uint32_t *n)
 	info->sset_mask = 1ULL << ETH_SS_STATS;
 	ret = ethtool_ioctl(fd, ifname, info);
 	if (!ret)
-		*n = (info->sset_mask & (1ULL << ETH_SS_STATS)) ? info->data[0] : 0;
+		*n = (info->sset_mask & (1ULL << ETH_SS_STATS)) ? info->data[0]
+								: 0;
 	free(info);
 	return ret;
 }
@@ -104,7 +105,8 @@ int netdev_ethtool_stats(const char *ifname, const char *include,
 		       ETH_GSTRING_LEN);
 		name[ETH_GSTRING_LEN] = '\0';
 		if (sysval_glob_any(include, name))
-			ret = sysfs_add_counter(p, CSRC_NET, name, stats->data[i]);
+			ret = sysfs_add_counter(p, CSRC_NET, name,
+						stats->data[i]);
 	}
 out:
 	free(names);
@@ -120,8 +122,8 @@ int netdev_read(const struct sysfs_opts *o, const char *ifname,
 	uint64_t v;
 	int ret;
 
-	sysfs_path(path, sizeof(path), "%s/class/net/%s/carrier_changes", o->root,
-		 ifname);
+	sysfs_path(path, sizeof(path), "%s/class/net/%s/carrier_changes",
+		   o->root, ifname);
 	if (!sysfs_read(path, buf, sizeof(buf), SYSFS_QUIET_MISSING)) {
 		if (sysval_u64(buf, &v))
 			sysfs_garbage(path, buf);
@@ -134,7 +136,8 @@ int netdev_read(const struct sysfs_opts *o, const char *ifname,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret)
-		log_once(ifname, 3600, ret == -EOPNOTSUPP ? LOG_LVL_DEBUG : LOG_LVL_WARN,
+		log_once(ifname, 3600,
+			 ret == -EOPNOTSUPP ? LOG_LVL_DEBUG : LOG_LVL_WARN,
 			 "%s: ethtool statistics: %s", ifname, strerror(-ret));
 	return 0;
 }

@@ -68,7 +68,8 @@ static void print_tables(FILE *f, const struct report_port *p)
 {
 	fprintf(f, "\t\tP_Keys: %zu\n", p->n_pkeys);
 	if (p->n_pkeys)
-		fprintf(f, "\t\t\t%-6s %-7s %s\n", "index", "pkey", "membership");
+		fprintf(f, "\t\t\t%-6s %-7s %s\n", "index", "pkey",
+			"membership");
 	for (size_t i = 0; i < p->n_pkeys; i++)
 		fprintf(f, "\t\t\t%-6u 0x%04x  %s\n", p->pkeys[i].index,
 			p->pkeys[i].pkey,
@@ -87,9 +88,8 @@ static void print_tables(FILE *f, const struct report_port *p)
 
 static void print_counters(FILE *f, const struct report_port *p)
 {
-	static const char *const titles[CSRC_COUNT] = { "counters",
-							"hw_counters",
-							"netdev" };
+	static const char *const titles[CSRC_COUNT] = {"counters",
+						       "hw_counters", "netdev"};
 
 	for (int s = 0; s < CSRC_COUNT; s++) {
 		if (!p->n_counters[s])
@@ -97,7 +97,8 @@ static void print_counters(FILE *f, const struct report_port *p)
 		fprintf(f, "\t\tCounters (%s):\n", titles[s]);
 		for (size_t i = 0; i < p->n_counters[s]; i++)
 			fprintf(f, "\t\t\t%-40s %" PRIu64 "\n",
-				p->counters[s][i].name, p->counters[s][i].value);
+				p->counters[s][i].name,
+				p->counters[s][i].value);
 	}
 }
 
@@ -153,8 +154,9 @@ void probe_print_devices(FILE *f, const struct report *r, int counters)
 		if (d->numa_node >= 0)
 			fprintf(f, "\tNUMA node: %d\n", d->numa_node);
 		for (size_t j = 0; j < d->n_netdevs; j++)
-			fprintf(f, "%s%s%s", j ? ", " : "\tNetdevs: ",
-				d->netdevs[j], j + 1 == d->n_netdevs ? "\n" : "");
+			fprintf(f, "%s%s%s",
+				j ? ", " : "\tNetdevs: ", d->netdevs[j],
+				j + 1 == d->n_netdevs ? "\n" : "");
 		print_pcie(f, &d->pcie);
 		fprintf(f, "\tNumber of ports: %zu\n", d->n_ports);
 		for (size_t j = 0; j < d->n_ports; j++)

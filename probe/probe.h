@@ -13,7 +13,7 @@
 #include "report.h"
 
 struct probe_settings {
-	char *host;		/* NULL: gethostname() */
+	char *host; /* NULL: gethostname() */
 	char *sysfs_root;
 	char *collector_url;
 	char *token_file;

@@ -56,7 +56,8 @@ static int push_read_token(const char *path, char *tok, size_t size)
 	tok[len] = '\0';
 	for (size_t i = 0; i < len; i++) {
 		if (tok[i] <= 0x20 || tok[i] >= 0x7f) {
-			log_err("token file %s: the token must be one line of printable characters",
+			log_err("token file %s: the token must be one line of "
+				"printable characters",
 				path);
 			return -EINVAL;
 		}
@@ -111,7 +112,8 @@ static int push_setopts(struct push *p, const struct push_opts *o)
 	rc |= curl_easy_setopt(c, CURLOPT_HTTPHEADER, p->headers);
 	rc |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 			       (long)(o->connect_timeout * 1000));
-	rc |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(o->timeout * 1000));
+	rc |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+			       (long)(o->timeout * 1000));
 	rc |= curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	rc |= curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	rc |= curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);

@@ -12,14 +12,14 @@
 #include <stddef.h>
 
 /* push_send() errors: what the caller should do differs. */
-#define PUSH_ERR_NET (-ECONNREFUSED)	/* no answer: retry later */
-#define PUSH_ERR_CLIENT (-EPROTO)	/* 4xx: the report or token is wrong */
-#define PUSH_ERR_SERVER (-EAGAIN)	/* 5xx (503: storage): retry later */
+#define PUSH_ERR_NET (-ECONNREFUSED) /* no answer: retry later */
+#define PUSH_ERR_CLIENT (-EPROTO)    /* 4xx: the report or token is wrong */
+#define PUSH_ERR_SERVER (-EAGAIN)    /* 5xx (503: storage): retry later */
 
 struct push_opts {
-	const char *url;	/* required */
-	const char *token_file; /* NULL: no Authorization header */
-	const char *ca_file;	/* NULL: the system's CA store */
+	const char *url;		 /* required */
+	const char *token_file;		 /* NULL: no Authorization header */
+	const char *ca_file;		 /* NULL: the system's CA store */
 	double connect_timeout, timeout; /* seconds */
 };
 

@@ -19,9 +19,11 @@
 #include "sysfs.h"
 #include "sysval.h"
 
-#define OPT(name, type, def, min, max, help)                                  \
-	{ "probe", #name, type, offsetof(struct probe_settings, name), def,   \
-	  min, max, help }
+#define OPT(name, type, def, min, max, help)                                   \
+	{                                                                      \
+		"probe", #name, type, offsetof(struct probe_settings, name),   \
+			def, min, max, help                                    \
+	}
 
 const struct conf_opt probe_conf_opts[] = {
 	OPT(host, CONF_STR, NULL, 0, 0,
@@ -36,8 +38,7 @@ const struct conf_opt probe_conf_opts[] = {
 	    "CA bundle to verify the collector; unset: the system CA store"),
 	OPT(connect_timeout, CONF_DOUBLE, "5", 0.1, 300,
 	    "seconds to establish the connection"),
-	OPT(timeout, CONF_DOUBLE, "20", 0.1, 3600,
-	    "seconds for a whole push"),
+	OPT(timeout, CONF_DOUBLE, "20", 0.1, 3600, "seconds for a whole push"),
 	OPT(counters_include, CONF_STR, "*", 0, 0,
 	    "globs of counters/ and hw_counters/ files to report"),
 	OPT(counters_exclude, CONF_STR, NULL, 0, 0,
@@ -47,7 +48,7 @@ const struct conf_opt probe_conf_opts[] = {
 	OPT(netdev_stats_include, CONF_STR, SYSFS_NETDEV_STATS_DEFAULT, 0, 0,
 	    "globs of ethtool statistics to report"),
 	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
-	{ 0 },
+	{0},
 };
 
 int probe_settings_load(struct probe_settings *s, const char *path, char *err,
@@ -59,7 +60,8 @@ int probe_settings_load(struct probe_settings *s, const char *path, char *err,
 	memset(s, 0, sizeof(*s));
 	ret = conf_defaults(probe_conf_opts, s);
 	if (ret) {
-		snprintf(err, errlen, "cannot set defaults: %s", strerror(-ret));
+		snprintf(err, errlen, "cannot set defaults: %s",
+			 strerror(-ret));
 		return ret;
 	}
 	if (path) {
@@ -69,7 +71,8 @@ int probe_settings_load(struct probe_settings *s, const char *path, char *err,
 	}
 	if (s->log_level && log_level_parse(s->log_level, &lvl)) {
 		snprintf(err, errlen,
-			 "log_level: '%s' is not one of error, warn, info, debug",
+			 "log_level: '%s' is not one of error, warn, info, "
+			 "debug",
 			 s->log_level);
 		return -EINVAL;
 	}
@@ -94,7 +97,8 @@ static int report_host(const struct probe_settings *s, char **out)
 	name[sizeof(name) - 1] = '\0';
 	if (!sysval_is_name(name) || name[0] == '-' || strchr(name, ':') ||
 	    strchr(name, '+')) {
-		log_err("host name '%s' is not valid in a report: set [probe] host",
+		log_err("host name '%s' is not valid in a report: set [probe] "
+			"host",
 			name);
 		return -EINVAL;
 	}

@@ -163,7 +163,8 @@ int sysfs_add_netdev(struct report_device *d, const char *name)
 /* Read @dir/@rel as report text into *@out (left NULL when unknown). */
 static int read_text(const char *dir, const char *rel, char **out)
 {
-	char path[PATH_MAX], buf[REPORT_MAX_TEXT * 2], text[REPORT_MAX_TEXT + 1];
+	char path[PATH_MAX], buf[REPORT_MAX_TEXT * 2],
+		text[REPORT_MAX_TEXT + 1];
 
 	if (sysfs_path(path, sizeof(path), "%s/%s", dir, rel))
 		return 0;
@@ -194,12 +195,12 @@ static int is_pci_address(const char *s)
 
 static void read_pcie_link(const char *pcidir, struct report_pcie *p)
 {
-	static const char *const speed_files[] = { "current_link_speed",
-						   "max_link_speed" };
-	static const char *const width_files[] = { "current_link_width",
-						   "max_link_width" };
-	double *speeds[] = { &p->cur_speed_gts, &p->max_speed_gts };
-	int *widths[] = { &p->cur_width, &p->max_width };
+	static const char *const speed_files[] = {"current_link_speed",
+						  "max_link_speed"};
+	static const char *const width_files[] = {"current_link_width",
+						  "max_link_width"};
+	double *speeds[] = {&p->cur_speed_gts, &p->max_speed_gts};
+	int *widths[] = {&p->cur_width, &p->max_width};
 	char path[PATH_MAX], buf[128];
 
 	for (int i = 0; i < 2; i++) {
@@ -224,11 +225,11 @@ static void read_pcie_aer(const char *pcidir, struct report_pcie *p)
 	static const struct {
 		const char *file, *key;
 	} aer[] = {
-		{ "aer_dev_correctable", "TOTAL_ERR_COR" },
-		{ "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL" },
-		{ "aer_dev_fatal", "TOTAL_ERR_FATAL" },
+		{"aer_dev_correctable", "TOTAL_ERR_COR"},
+		{"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"},
+		{"aer_dev_fatal", "TOTAL_ERR_FATAL"},
 	};
-	int64_t *out[] = { &p->aer_correctable, &p->aer_nonfatal, &p->aer_fatal };
+	int64_t *out[] = {&p->aer_correctable, &p->aer_nonfatal, &p->aer_fatal};
 	char path[PATH_MAX], buf[2048];
 
 	for (int i = 0; i < 3; i++) {
@@ -285,12 +286,13 @@ static int read_identity(const char *devdir, struct report_device *d)
 		const char *file;
 		size_t off;
 	} texts[] = {
-		{ "node_guid", offsetof(struct report_device, node_guid) },
-		{ "sys_image_guid", offsetof(struct report_device, sys_image_guid) },
-		{ "fw_ver", offsetof(struct report_device, fw_ver) },
-		{ "hca_type", offsetof(struct report_device, hca_type) },
-		{ "board_id", offsetof(struct report_device, board_id) },
-		{ "node_desc", offsetof(struct report_device, node_desc) },
+		{"node_guid", offsetof(struct report_device, node_guid)},
+		{"sys_image_guid",
+		 offsetof(struct report_device, sys_image_guid)},
+		{"fw_ver", offsetof(struct report_device, fw_ver)},
+		{"hca_type", offsetof(struct report_device, hca_type)},
+		{"board_id", offsetof(struct report_device, board_id)},
+		{"node_desc", offsetof(struct report_device, node_desc)},
 	};
 	char parent[REPORT_MAX_NAME + 1] = "";
 
@@ -323,8 +325,8 @@ int sysfs_read_device(const struct sysfs_opts *o, const char *name,
 	d->name = strdup(name);
 	if (!d->name)
 		return -ENOMEM;
-	if (sysfs_path(devdir, sizeof(devdir), "%s/class/infiniband/%s", o->root,
-		     name))
+	if (sysfs_path(devdir, sizeof(devdir), "%s/class/infiniband/%s",
+		       o->root, name))
 		return 0;
 	ret = read_identity(devdir, d);
 	if (!ret)
@@ -361,7 +363,8 @@ int sysfs_scan(const struct sysfs_opts *o, struct report *r)
 
 		if (!sysval_is_name(names[i]))
 			continue;
-		grown = realloc(r->devices, (r->n_devices + 1) * sizeof(*grown));
+		grown = realloc(r->devices,
+				(r->n_devices + 1) * sizeof(*grown));
 		if (!grown) {
 			ret = -ENOMEM;
 			break;

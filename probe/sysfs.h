@@ -18,7 +18,7 @@
 #include "report.h"
 
 struct sysfs_opts {
-	const char *root;	/* sysfs mount point: "/sys" or a fixture */
+	const char *root; /* sysfs mount point: "/sys" or a fixture */
 	/* Comma-separated fnmatch globs on counters/ and hw_counters/ names. */
 	const char *counters_include; /* NULL or "" keeps nothing: use "*" */
 	const char *counters_exclude; /* NULL: exclude nothing */
@@ -32,7 +32,7 @@ struct sysfs_opts {
 };
 
 /* The default netdev statistics globs (pause, PFC, discards, drops). */
-#define SYSFS_NETDEV_STATS_DEFAULT \
+#define SYSFS_NETDEV_STATS_DEFAULT                                             \
 	"*pause*,*pfc*,*prio*_pause*,*discard*,*drop*,*out_of_buffer*"
 
 /*

@@ -53,27 +53,31 @@ static void port_attrs(const char *portdir, struct report_port *p)
 		size_t off;
 		uint64_t max;
 	} nums[] = {
-		{ "lid", offsetof(struct report_port, lid), 0xffff },
-		{ "sm_lid", offsetof(struct report_port, sm_lid), 0xffff },
-		{ "lmc", offsetof(struct report_port, lmc), 7 },
-		{ "cap_mask", offsetof(struct report_port, cap_mask), 0xffffffff },
+		{"lid", offsetof(struct report_port, lid), 0xffff},
+		{"sm_lid", offsetof(struct report_port, sm_lid), 0xffff},
+		{"lmc", offsetof(struct report_port, lmc), 7},
+		{"cap_mask", offsetof(struct report_port, cap_mask),
+		 0xffffffff},
 	};
 	char path[PATH_MAX], buf[128], text[REPORT_MAX_NAME + 1];
 	uint64_t v;
 
-	if (!port_file(portdir, "state", buf, sizeof(buf), path, sizeof(path), 0) &&
+	if (!port_file(portdir, "state", buf, sizeof(buf), path, sizeof(path),
+		       0) &&
 	    sysval_state(buf, &p->state))
 		sysfs_garbage(path, buf);
 	if (!port_file(portdir, "phys_state", buf, sizeof(buf), path,
 		       sizeof(path), 0) &&
 	    sysval_state(buf, &p->phys_state))
 		sysfs_garbage(path, buf);
-	if (!port_file(portdir, "rate", buf, sizeof(buf), path, sizeof(path), 0) &&
+	if (!port_file(portdir, "rate", buf, sizeof(buf), path, sizeof(path),
+		       0) &&
 	    sysval_rate(buf, &p->rate_bytes))
 		sysfs_garbage(path, buf);
 	if (!port_file(portdir, "link_layer", buf, sizeof(buf), path,
 		       sizeof(path), 0)) {
-		if (sysval_text(buf, text, sizeof(text)) || !sysval_is_name(text))
+		if (sysval_text(buf, text, sizeof(text)) ||
+		    !sysval_is_name(text))
 			sysfs_garbage(path, buf);
 		else
 			p->link_layer = strdup(text);
@@ -115,8 +119,7 @@ static int gid_attrs(const char *portdir, struct report_gid *g)
 }
 
 /* One GID file: appended to @p->gids unless all-zero or garbage. */
-static int port_gid(const char *portdir, const char *idx,
-		    struct report_port *p)
+static int port_gid(const char *portdir, const char *idx, struct report_port *p)
 {
 	char path[PATH_MAX], buf[128], gid[40], rel[64];
 	struct report_gid *g;
@@ -309,7 +312,8 @@ int sysfs_read_ports(const struct sysfs_opts *o, const char *devdir,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		log_once(path, 3600, LOG_LVL_WARN, "%s: %s", path, strerror(-ret));
+		log_once(path, 3600, LOG_LVL_WARN, "%s: %s", path,
+			 strerror(-ret));
 		return 0;
 	}
 	ret = 0;

@@ -20,7 +20,8 @@ static void check_text(const char *s)
 	if (sysval_text(s, out, sizeof(out)) == 0 && out[0] == '\0')
 		abort();
 	for (size_t i = 0; out[i]; i++)
-		if ((unsigned char)out[i] < 0x20 || (unsigned char)out[i] >= 0x7f)
+		if ((unsigned char)out[i] < 0x20 ||
+		    (unsigned char)out[i] >= 0x7f)
 			abort();
 }
 
@@ -34,7 +35,8 @@ static void check_gid(const char *s)
 	if (strlen(out) != 39 || (zero != 0 && zero != 1))
 		abort();
 	for (int i = 0; i < 39; i++)
-		if (i % 5 == 4 ? out[i] != ':' : !strchr("0123456789abcdef", out[i]))
+		if (i % 5 == 4 ? out[i] != ':'
+			       : !strchr("0123456789abcdef", out[i]))
 			abort();
 }
 

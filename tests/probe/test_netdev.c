@@ -29,7 +29,7 @@ static void port_clear(struct report_port *p)
 
 static void test_missing_interface(void **state)
 {
-	struct report_port p = { 0 };
+	struct report_port p = {0};
 
 	assert_int_equal(netdev_ethtool_stats("ibpulse-none0", "*", &p),
 			 -ENODEV);
@@ -38,7 +38,7 @@ static void test_missing_interface(void **state)
 
 static void test_loopback(void **state)
 {
-	struct report_port p = { 0 };
+	struct report_port p = {0};
 	int ret = netdev_ethtool_stats("lo", "*", &p);
 
 	/* No statistics set: nothing, and not an error (or EOPNOTSUPP). */
@@ -53,7 +53,7 @@ static void test_filter_on_live_interfaces(void **state)
 
 	assert_non_null(ifs);
 	for (i = ifs; i->if_index; i++) {
-		struct report_port all = { 0 }, some = { 0 };
+		struct report_port all = {0}, some = {0};
 
 		if (netdev_ethtool_stats(i->if_name, "*", &all) ||
 		    !all.n_counters[CSRC_NET]) {
@@ -61,9 +61,11 @@ static void test_filter_on_live_interfaces(void **state)
 			continue;
 		}
 		seen++;
-		assert_int_equal(netdev_ethtool_stats(i->if_name, "*packets*",
-						      &some), 0);
-		assert_true(some.n_counters[CSRC_NET] <= all.n_counters[CSRC_NET]);
+		assert_int_equal(
+			netdev_ethtool_stats(i->if_name, "*packets*", &some),
+			0);
+		assert_true(some.n_counters[CSRC_NET] <=
+			    all.n_counters[CSRC_NET]);
 		for (size_t k = 0; k < some.n_counters[CSRC_NET]; k++)
 			assert_non_null(strstr(some.counters[CSRC_NET][k].name,
 					       "packets"));

@@ -31,7 +31,7 @@ struct server {
 	int fd;
 	int port;
 	volatile int stop;
-	int status;		/* answer; 0: never answer */
+	int status; /* answer; 0: never answer */
 	pthread_mutex_t lock;
 	int connections, requests;
 	char auth[256];
@@ -85,7 +85,8 @@ static int server_request(struct server *s, int c)
 
 static void server_answer(struct server *s, int c)
 {
-	static const char body[] = "{\"error\":\"devices[0].name: is required\"}";
+	static const char body[] =
+		"{\"error\":\"devices[0].name: is required\"}";
 	char resp[512];
 	int n;
 
@@ -102,7 +103,7 @@ static void *server_main(void *arg)
 	struct server *s = arg;
 
 	while (!s->stop) {
-		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
 		int c;
 
 		if (poll(&pfd, 1, 50) <= 0)
@@ -126,7 +127,7 @@ static void *server_main(void *arg)
 static struct server *server_start(int status)
 {
 	struct server *s = calloc(1, sizeof(*s));
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t alen = sizeof(a);
 
 	assert_non_null(s);
@@ -159,15 +160,18 @@ static void token_file(char *path, size_t size, const char *content)
 	snprintf(path, size, "/tmp/ibpulse-push-token-XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	assert_int_equal(write(fd, content, strlen(content)),
+			 (ssize_t)strlen(content));
 	close(fd);
 }
 
 static struct push *pusher(int port, const char *tokpath, double timeout)
 {
 	char url[128];
-	struct push_opts o = { .url = url, .token_file = tokpath,
-			       .connect_timeout = 5, .timeout = timeout };
+	struct push_opts o = {.url = url,
+			      .token_file = tokpath,
+			      .connect_timeout = 5,
+			      .timeout = timeout};
 	struct push *p;
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/api/v1/report", port);
@@ -203,10 +207,13 @@ static void test_push_http_errors(void **state)
 		int status;
 		int err;
 	} cases[] = {
-		{ 400, PUSH_ERR_CLIENT }, { 401, PUSH_ERR_CLIENT },
-		{ 403, PUSH_ERR_CLIENT }, { 413, PUSH_ERR_CLIENT },
-		{ 500, PUSH_ERR_SERVER }, { 503, PUSH_ERR_SERVER },
-		{ 204, 0 },
+		{400, PUSH_ERR_CLIENT},
+		{401, PUSH_ERR_CLIENT},
+		{403, PUSH_ERR_CLIENT},
+		{413, PUSH_ERR_CLIENT},
+		{500, PUSH_ERR_SERVER},
+		{503, PUSH_ERR_SERVER},
+		{204, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -246,7 +253,8 @@ static void test_push_timeout(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	assert_int_equal(push_send(p, "{}", 2), PUSH_ERR_NET);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	dt = (double)(b.tv_sec - a.tv_sec) +
+	     (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	assert_true(dt >= 0.4 && dt < 10);
 	push_free(p);
 	server_stop(s);
@@ -254,8 +262,9 @@ static void test_push_timeout(void **state)
 
 static void test_bad_token_files(void **state)
 {
-	struct push_opts o = { .url = "http://127.0.0.1:1/", .connect_timeout = 1,
-			       .timeout = 1 };
+	struct push_opts o = {.url = "http://127.0.0.1:1/",
+			      .connect_timeout = 1,
+			      .timeout = 1};
 	struct push *p = (struct push *)1;
 	char tok[64];
 

@@ -119,14 +119,22 @@ static void test_round_trip(void **state)
 
 static void test_encode_clamps_u64(void **state)
 {
-	struct report_counter c = { .name = "huge", .value = UINT64_MAX - 1 };
-	struct report_port p = { .port = 1, .state = -1, .phys_state = -1,
-				 .rate_bytes = REPORT_UNKNOWN, .lid = -1,
-				 .sm_lid = -1, .lmc = -1, .cap_mask = -1 };
-	struct report_device d = { .name = "rxe0", .numa_node = -1,
-				   .ports = &p, .n_ports = 1 };
-	struct report r = { .version = 1, .host = "h", .timestamp = 1,
-			    .devices = &d, .n_devices = 1 };
+	struct report_counter c = {.name = "huge", .value = UINT64_MAX - 1};
+	struct report_port p = {.port = 1,
+				.state = -1,
+				.phys_state = -1,
+				.rate_bytes = REPORT_UNKNOWN,
+				.lid = -1,
+				.sm_lid = -1,
+				.lmc = -1,
+				.cap_mask = -1};
+	struct report_device d = {
+		.name = "rxe0", .numa_node = -1, .ports = &p, .n_ports = 1};
+	struct report r = {.version = 1,
+			   .host = "h",
+			   .timestamp = 1,
+			   .devices = &d,
+			   .n_devices = 1};
 	struct report *back;
 	char *s;
 
@@ -148,7 +156,7 @@ static void test_encode_clamps_u64(void **state)
 
 static void test_encode_rejects_bad_utf8(void **state)
 {
-	struct report r = { .version = 1, .host = "h\xff", .timestamp = 1 };
+	struct report r = {.version = 1, .host = "h\xff", .timestamp = 1};
 	char *s = (char *)1;
 
 	assert_int_equal(report_encode(&r, &s), -EINVAL);
@@ -215,96 +223,111 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{ "version", NULL, "version: is required" },
-	{ "version", "2", "version: must be an integer in [1, 1]" },
-	{ "version", "\"1\"", "version: must be an integer in [1, 1]" },
-	{ "host", NULL, "host: is required" },
-	{ "host", "\"\"", "host: must not be empty" },
-	{ "host", "7", "host: must be a string" },
-	{ "host", "\"node 01\"",
-	  "host: must contain only letters, digits and .-_ (starting with a letter or digit)" },
-	{ "host", "\"-node\"",
-	  "host: must contain only letters, digits and .-_ (starting with a letter or digit)" },
-	{ "host",
-	  "\"a1234567890123456789012345678901234567890123456789012345678901234\"",
-	  "host: must be at most 64 bytes long" },
-	{ "timestamp", NULL, "timestamp: is required" },
-	{ "timestamp", "-1", "timestamp: must be a number in [0, 1e+11]" },
-	{ "timestamp", "\"now\"", "timestamp: must be a number in [0, 1e+11]" },
-	{ "probe_version", "\"0.1 beta\"",
-	  "probe_version: must contain only letters, digits and _.:+-" },
-	{ "devices", NULL, "devices: is required" },
-	{ "devices", "{}", "devices: must be an array" },
-	{ "devices[0]", "3", "devices[0]: must be an object" },
-	{ "devices[0].name", NULL, "devices[0].name: is required" },
-	{ "devices[0].name", "\"mlx5/0\"",
-	  "devices[0].name: must contain only letters, digits and _.:+-" },
-	{ "devices[0].node_desc", "\"a\\nb\"",
-	  "devices[0].node_desc: must contain only printable characters" },
-	{ "devices[0].fw_ver", "1", "devices[0].fw_ver: must be a string" },
-	{ "devices[0].numa_node", "-1",
-	  "devices[0].numa_node: must be an integer in [0, 65535]" },
-	{ "devices[0].netdevs", "\"eth0\"", "devices[0].netdevs: must be an array" },
-	{ "devices[0].netdevs[0]", "\"\"", "devices[0].netdevs[0]: must not be empty" },
-	{ "devices[0].pcie", "[]", "devices[0].pcie: must be an object" },
-	{ "devices[0].pcie.current_speed_gts", "\"16 GT/s\"",
-	  "devices[0].pcie.current_speed_gts: must be a number in [0, 1000]" },
-	{ "devices[0].pcie.max_width", "65",
-	  "devices[0].pcie.max_width: must be an integer in [0, 64]" },
-	{ "devices[0].pcie.aer_fatal", "-3",
-	  "devices[0].pcie.aer_fatal: must be a non-negative integer" },
-	{ "devices[0].ports", "{}", "devices[0].ports: must be an array" },
-	{ "devices[0].ports[1]", "null", "devices[0].ports[1]: must be an object" },
-	{ "devices[0].ports[1].port", NULL, "devices[0].ports[1].port: is required" },
-	{ "devices[0].ports[1].port", "1",
-	  "devices[0].ports[1].port: duplicate port 1" },
-	{ "devices[0].ports[1].port", "256",
-	  "devices[0].ports[1].port: must be an integer in [0, 255]" },
-	{ "devices[0].ports[0].state", "16",
-	  "devices[0].ports[0].state: must be an integer in [0, 15]" },
-	{ "devices[0].ports[0].phys_state", "1.5",
-	  "devices[0].ports[0].phys_state: must be an integer in [0, 15]" },
-	{ "devices[0].ports[0].rate_bytes_per_second", "-5",
-	  "devices[0].ports[0].rate_bytes_per_second: must be a non-negative integer" },
-	{ "devices[0].ports[0].lid", "65536",
-	  "devices[0].ports[0].lid: must be an integer in [0, 65535]" },
-	{ "devices[0].ports[0].sm_lid", "true",
-	  "devices[0].ports[0].sm_lid: must be an integer in [0, 65535]" },
-	{ "devices[0].ports[0].lmc", "8",
-	  "devices[0].ports[0].lmc: must be an integer in [0, 7]" },
-	{ "devices[0].ports[0].cap_mask", "4294967296",
-	  "devices[0].ports[0].cap_mask: must be an integer in [0, 4294967295]" },
-	{ "devices[0].ports[0].link_layer", "\"Infini Band\"",
-	  "devices[0].ports[0].link_layer: must contain only letters, digits and _.:+-" },
-	{ "devices[0].ports[0].port_guid", "[]",
-	  "devices[0].ports[0].port_guid: must be a string" },
-	{ "devices[0].ports[0].gids", "3", "devices[0].ports[0].gids: must be an array" },
-	{ "devices[0].ports[0].gids[0].index", NULL,
-	  "devices[0].ports[0].gids[0].index: is required" },
-	{ "devices[0].ports[0].gids[0].gid", NULL,
-	  "devices[0].ports[0].gids[0].gid: is required" },
-	{ "devices[0].ports[0].gids[0].type", "4",
-	  "devices[0].ports[0].gids[0].type: must be a string" },
-	{ "devices[0].ports[0].gids[0].netdev", "\"eth 0\"",
-	  "devices[0].ports[0].gids[0].netdev: must contain only letters, digits and _.:+-" },
-	{ "devices[0].ports[0].pkeys[1].pkey", "65536",
-	  "devices[0].ports[0].pkeys[1].pkey: must be an integer in [0, 65535]" },
-	{ "devices[0].ports[0].pkeys[1].index", "-1",
-	  "devices[0].ports[0].pkeys[1].index: must be an integer in [0, 65535]" },
-	{ "devices[0].ports[0].pkeys[0]", "\"0xffff\"",
-	  "devices[0].ports[0].pkeys[0]: must be an object" },
-	{ "devices[0].ports[0].counters", "[]",
-	  "devices[0].ports[0].counters: must be an object" },
-	{ "devices[0].ports[0].counters.hw", "[1]",
-	  "devices[0].ports[0].counters.hw: must be an object" },
-	{ "devices[0].ports[0].counters.hw.sent_pkts", "-1",
-	  "devices[0].ports[0].counters.hw.sent_pkts: must be a non-negative integer" },
-	{ "devices[0].ports[0].counters.hw.sent_pkts", "1.0",
-	  "devices[0].ports[0].counters.hw.sent_pkts: must be a non-negative integer" },
-	{ "devices[0].ports[0].counters.net.rx pause", "1",
-	  "devices[0].ports[0].counters.net.rx pause: must contain only letters, digits and _.:+-" },
-	{ "devices[0].ports[0].counters.ib.", "1",
-	  "devices[0].ports[0].counters.ib.: must not be empty" },
+	{"version", NULL, "version: is required"},
+	{"version", "2", "version: must be an integer in [1, 1]"},
+	{"version", "\"1\"", "version: must be an integer in [1, 1]"},
+	{"host", NULL, "host: is required"},
+	{"host", "\"\"", "host: must not be empty"},
+	{"host", "7", "host: must be a string"},
+	{"host", "\"node 01\"",
+	 "host: must contain only letters, digits and .-_ (starting with a "
+	 "letter or digit)"},
+	{"host", "\"-node\"",
+	 "host: must contain only letters, digits and .-_ (starting with a "
+	 "letter or digit)"},
+	{"host",
+	 "\"a1234567890123456789012345678901234567890123456789012345678901234"
+	 "\"",
+	 "host: must be at most 64 bytes long"},
+	{"timestamp", NULL, "timestamp: is required"},
+	{"timestamp", "-1", "timestamp: must be a number in [0, 1e+11]"},
+	{"timestamp", "\"now\"", "timestamp: must be a number in [0, 1e+11]"},
+	{"probe_version", "\"0.1 beta\"",
+	 "probe_version: must contain only letters, digits and _.:+-"},
+	{"devices", NULL, "devices: is required"},
+	{"devices", "{}", "devices: must be an array"},
+	{"devices[0]", "3", "devices[0]: must be an object"},
+	{"devices[0].name", NULL, "devices[0].name: is required"},
+	{"devices[0].name", "\"mlx5/0\"",
+	 "devices[0].name: must contain only letters, digits and _.:+-"},
+	{"devices[0].node_desc", "\"a\\nb\"",
+	 "devices[0].node_desc: must contain only printable characters"},
+	{"devices[0].fw_ver", "1", "devices[0].fw_ver: must be a string"},
+	{"devices[0].numa_node", "-1",
+	 "devices[0].numa_node: must be an integer in [0, 65535]"},
+	{"devices[0].netdevs", "\"eth0\"",
+	 "devices[0].netdevs: must be an array"},
+	{"devices[0].netdevs[0]", "\"\"",
+	 "devices[0].netdevs[0]: must not be empty"},
+	{"devices[0].pcie", "[]", "devices[0].pcie: must be an object"},
+	{"devices[0].pcie.current_speed_gts", "\"16 GT/s\"",
+	 "devices[0].pcie.current_speed_gts: must be a number in [0, 1000]"},
+	{"devices[0].pcie.max_width", "65",
+	 "devices[0].pcie.max_width: must be an integer in [0, 64]"},
+	{"devices[0].pcie.aer_fatal", "-3",
+	 "devices[0].pcie.aer_fatal: must be a non-negative integer"},
+	{"devices[0].ports", "{}", "devices[0].ports: must be an array"},
+	{"devices[0].ports[1]", "null",
+	 "devices[0].ports[1]: must be an object"},
+	{"devices[0].ports[1].port", NULL,
+	 "devices[0].ports[1].port: is required"},
+	{"devices[0].ports[1].port", "1",
+	 "devices[0].ports[1].port: duplicate port 1"},
+	{"devices[0].ports[1].port", "256",
+	 "devices[0].ports[1].port: must be an integer in [0, 255]"},
+	{"devices[0].ports[0].state", "16",
+	 "devices[0].ports[0].state: must be an integer in [0, 15]"},
+	{"devices[0].ports[0].phys_state", "1.5",
+	 "devices[0].ports[0].phys_state: must be an integer in [0, 15]"},
+	{"devices[0].ports[0].rate_bytes_per_second", "-5",
+	 "devices[0].ports[0].rate_bytes_per_second: must be a non-negative "
+	 "integer"},
+	{"devices[0].ports[0].lid", "65536",
+	 "devices[0].ports[0].lid: must be an integer in [0, 65535]"},
+	{"devices[0].ports[0].sm_lid", "true",
+	 "devices[0].ports[0].sm_lid: must be an integer in [0, 65535]"},
+	{"devices[0].ports[0].lmc", "8",
+	 "devices[0].ports[0].lmc: must be an integer in [0, 7]"},
+	{"devices[0].ports[0].cap_mask", "4294967296",
+	 "devices[0].ports[0].cap_mask: must be an integer in [0, 4294967295]"},
+	{"devices[0].ports[0].link_layer", "\"Infini Band\"",
+	 "devices[0].ports[0].link_layer: must contain only letters, digits "
+	 "and _.:+-"},
+	{"devices[0].ports[0].port_guid", "[]",
+	 "devices[0].ports[0].port_guid: must be a string"},
+	{"devices[0].ports[0].gids", "3",
+	 "devices[0].ports[0].gids: must be an array"},
+	{"devices[0].ports[0].gids[0].index", NULL,
+	 "devices[0].ports[0].gids[0].index: is required"},
+	{"devices[0].ports[0].gids[0].gid", NULL,
+	 "devices[0].ports[0].gids[0].gid: is required"},
+	{"devices[0].ports[0].gids[0].type", "4",
+	 "devices[0].ports[0].gids[0].type: must be a string"},
+	{"devices[0].ports[0].gids[0].netdev", "\"eth 0\"",
+	 "devices[0].ports[0].gids[0].netdev: must contain only letters, "
+	 "digits and _.:+-"},
+	{"devices[0].ports[0].pkeys[1].pkey", "65536",
+	 "devices[0].ports[0].pkeys[1].pkey: must be an integer in [0, 65535]"},
+	{"devices[0].ports[0].pkeys[1].index", "-1",
+	 "devices[0].ports[0].pkeys[1].index: must be an integer in [0, "
+	 "65535]"},
+	{"devices[0].ports[0].pkeys[0]", "\"0xffff\"",
+	 "devices[0].ports[0].pkeys[0]: must be an object"},
+	{"devices[0].ports[0].counters", "[]",
+	 "devices[0].ports[0].counters: must be an object"},
+	{"devices[0].ports[0].counters.hw", "[1]",
+	 "devices[0].ports[0].counters.hw: must be an object"},
+	{"devices[0].ports[0].counters.hw.sent_pkts", "-1",
+	 "devices[0].ports[0].counters.hw.sent_pkts: must be a non-negative "
+	 "integer"},
+	{"devices[0].ports[0].counters.hw.sent_pkts", "1.0",
+	 "devices[0].ports[0].counters.hw.sent_pkts: must be a non-negative "
+	 "integer"},
+	{"devices[0].ports[0].counters.net.rx pause", "1",
+	 "devices[0].ports[0].counters.net.rx pause: must contain only "
+	 "letters, digits and _.:+-"},
+	{"devices[0].ports[0].counters.ib.", "1",
+	 "devices[0].ports[0].counters.ib.: must not be empty"},
 };
 
 static void test_bad_fields(void **state)
@@ -321,7 +344,8 @@ static void test_bad_fields(void **state)
 		text = json_dumps(root, JSON_COMPACT);
 		ret = report_decode(text, strlen(text), &r, err, sizeof(err));
 		if (ret != -EINVAL || strcmp(err, c->err))
-			fail_msg("case %zu (%s = %s): ret %d, err '%s', want '%s'",
+			fail_msg("case %zu (%s = %s): ret %d, err '%s', want "
+				 "'%s'",
 				 i, c->path, c->val ? c->val : "(deleted)", ret,
 				 err, c->err);
 		assert_null(r);
@@ -333,7 +357,11 @@ static void test_bad_fields(void **state)
 static void test_bad_json(void **state)
 {
 	static const char *const texts[] = {
-		"", "{", "[]", "null", "{\"version\":1,\"version\":1}",
+		"",
+		"{",
+		"[]",
+		"null",
+		"{\"version\":1,\"version\":1}",
 		"{\"version\":1}garbage",
 	};
 	struct report *r;
@@ -384,13 +412,15 @@ static char *grow(const char *path, size_t n)
 		json_t *port = json_object_get(copy, "port");
 
 		if (json_is_object(copy) && json_object_get(copy, "name")) {
-			snprintf(buf, sizeof(buf), "dev%zu", json_array_size(a));
+			snprintf(buf, sizeof(buf), "dev%zu",
+				 json_array_size(a));
 			json_object_set_new(copy, "name", json_string(buf));
 		}
 		if (idx)
 			json_integer_set(idx, (json_int_t)json_array_size(a));
 		if (port)
-			json_integer_set(port, (json_int_t)json_array_size(a) + 1);
+			json_integer_set(port,
+					 (json_int_t)json_array_size(a) + 1);
 		json_array_append_new(a, copy);
 	}
 	text = json_dumps(root, JSON_COMPACT);
@@ -405,16 +435,16 @@ static void test_limits(void **state)
 		size_t max;
 		const char *err;
 	} cases[] = {
-		{ "devices", REPORT_MAX_DEVICES,
-		  "devices: must have at most 64 elements" },
-		{ "devices.[0].ports", REPORT_MAX_PORTS,
-		  "devices[0].ports: must have at most 64 elements" },
-		{ "devices.[0].netdevs", REPORT_MAX_NETDEVS,
-		  "devices[0].netdevs: must have at most 16 elements" },
-		{ "devices.[0].ports.[0].gids", REPORT_MAX_GIDS,
-		  "devices[0].ports[0].gids: must have at most 256 elements" },
-		{ "devices.[0].ports.[0].pkeys", REPORT_MAX_PKEYS,
-		  "devices[0].ports[0].pkeys: must have at most 256 elements" },
+		{"devices", REPORT_MAX_DEVICES,
+		 "devices: must have at most 64 elements"},
+		{"devices.[0].ports", REPORT_MAX_PORTS,
+		 "devices[0].ports: must have at most 64 elements"},
+		{"devices.[0].netdevs", REPORT_MAX_NETDEVS,
+		 "devices[0].netdevs: must have at most 16 elements"},
+		{"devices.[0].ports.[0].gids", REPORT_MAX_GIDS,
+		 "devices[0].ports[0].gids: must have at most 256 elements"},
+		{"devices.[0].ports.[0].pkeys", REPORT_MAX_PKEYS,
+		 "devices[0].ports[0].pkeys: must have at most 256 elements"},
 	};
 	struct report *r;
 	char err[256];
@@ -427,9 +457,9 @@ static void test_limits(void **state)
 		if (report_decode(ok, strlen(ok), &r, err, sizeof(err)))
 			fail_msg("%s at the limit: %s", cases[i].path, err);
 		report_free(r);
-		assert_int_equal(report_decode(bad, strlen(bad), &r, err,
-					       sizeof(err)),
-				 -EINVAL);
+		assert_int_equal(
+			report_decode(bad, strlen(bad), &r, err, sizeof(err)),
+			-EINVAL);
 		assert_string_equal(err, cases[i].err);
 		free(ok);
 		free(bad);
@@ -439,8 +469,13 @@ static void test_limits(void **state)
 static void test_counter_limit(void **state)
 {
 	json_t *root = json_loads(base_json, 0, NULL);
-	json_t *hw = json_object_get(json_array_get(json_object_get(
-		json_array_get(json_object_get(root, "devices"), 0), "ports"), 0),
+	json_t *hw = json_object_get(
+		json_array_get(
+			json_object_get(
+				json_array_get(json_object_get(root, "devices"),
+					       0),
+				"ports"),
+			0),
 		"counters");
 	struct report *r;
 	char err[256], name[32], *text;
@@ -451,16 +486,19 @@ static void test_counter_limit(void **state)
 		json_object_set_new(hw, name, json_integer(i));
 	}
 	text = json_dumps(root, JSON_COMPACT);
-	assert_int_equal(report_decode(text, strlen(text), &r, err, sizeof(err)), 0);
+	assert_int_equal(
+		report_decode(text, strlen(text), &r, err, sizeof(err)), 0);
 	assert_int_equal(r->devices[0].ports[0].n_counters[CSRC_HW],
 			 REPORT_MAX_COUNTERS);
 	report_free(r);
 	free(text);
 	json_object_set_new(hw, "one_too_many", json_integer(1));
 	text = json_dumps(root, JSON_COMPACT);
-	assert_int_equal(report_decode(text, strlen(text), &r, err, sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "devices[0].ports[0].counters.hw: must have at most 512 counters");
+	assert_int_equal(
+		report_decode(text, strlen(text), &r, err, sizeof(err)),
+		-EINVAL);
+	assert_string_equal(err, "devices[0].ports[0].counters.hw: must have "
+				 "at most 512 counters");
 	free(text);
 	json_decref(root);
 }
@@ -474,8 +512,9 @@ static void test_duplicate_device(void **state)
 
 	json_array_append_new(devs, json_deep_copy(json_array_get(devs, 0)));
 	text = json_dumps(root, JSON_COMPACT);
-	assert_int_equal(report_decode(text, strlen(text), &r, err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		report_decode(text, strlen(text), &r, err, sizeof(err)),
+		-EINVAL);
 	assert_string_equal(err, "devices[1].name: duplicate device 'mlx5_0'");
 	free(text);
 	json_decref(root);
@@ -488,7 +527,8 @@ static void test_unknown_keys_ignored(void **state)
 	char *text;
 
 	json_object_set_new(root, "future_field", json_string("x"));
-	edit(root, "devices[0].ports[0].counters.future_source", "{\"x\":\"y\"}");
+	edit(root, "devices[0].ports[0].counters.future_source",
+	     "{\"x\":\"y\"}");
 	text = json_dumps(root, JSON_COMPACT);
 	r = decode_ok(text);
 	report_free(r);

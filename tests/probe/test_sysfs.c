@@ -102,7 +102,8 @@ static void test_mlx5_ib_port(void **state)
 	assert_int_equal(d->n_netdevs, 1);
 	assert_string_equal(d->netdevs[0], "ib0");
 	assert_string_equal(d->pcie.address, "0000:3b:00.0");
-	assert_true(d->pcie.cur_speed_gts == 16.0 && d->pcie.max_speed_gts == 16.0);
+	assert_true(d->pcie.cur_speed_gts == 16.0 &&
+		    d->pcie.max_speed_gts == 16.0);
 	assert_int_equal(d->pcie.cur_width, 16);
 	assert_int_equal(d->pcie.aer_correctable, 2);
 	assert_int_equal(d->pcie.aer_nonfatal, 0);
@@ -123,7 +124,8 @@ static void test_mlx5_ib_port(void **state)
 	assert_null(p->netdev);
 	/* Seven of the eight GIDs are all-zero: skipped. */
 	assert_int_equal(p->n_gids, 1);
-	assert_string_equal(p->gids[0].gid, "fe80:0000:0000:0000:b859:9f03:00d4:0a1c");
+	assert_string_equal(p->gids[0].gid,
+			    "fe80:0000:0000:0000:b859:9f03:00d4:0a1c");
 	assert_string_equal(p->gids[0].type, "IB/RoCE v1");
 	assert_null(p->gids[0].netdev);
 	/* P_Keys 0x0000 are empty slots: skipped. */
@@ -155,7 +157,8 @@ static void test_roce_port_degraded_pcie(void **state)
 	struct report_port *p = &d->ports[0];
 
 	assert_string_equal(d->name, "mlx5_1");
-	assert_true(d->pcie.cur_speed_gts == 8.0 && d->pcie.max_speed_gts == 16.0);
+	assert_true(d->pcie.cur_speed_gts == 8.0 &&
+		    d->pcie.max_speed_gts == 16.0);
 	assert_int_equal(d->pcie.cur_width, 8);
 	assert_int_equal(d->pcie.max_width, 16);
 	assert_true(probe_pcie_degraded(&d->pcie));
@@ -167,7 +170,8 @@ static void test_roce_port_degraded_pcie(void **state)
 	assert_string_equal(p->gids[0].type, "IB/RoCE v1");
 	assert_string_equal(p->gids[1].type, "RoCE v2");
 	assert_string_equal(p->gids[0].gid, p->gids[1].gid);
-	assert_string_equal(p->gids[3].gid, "0000:0000:0000:0000:0000:ffff:c0a8:010a");
+	assert_string_equal(p->gids[3].gid,
+			    "0000:0000:0000:0000:0000:ffff:c0a8:010a");
 	assert_string_equal(p->gids[3].netdev, "ens2f0");
 	/* The netdev side: carrier_changes; no ethtool off the live /sys. */
 	assert_int_equal(p->n_counters[CSRC_NET], 1);
@@ -192,7 +196,8 @@ static void test_port_down_saturated(void **state)
 	assert_int_equal(value(p, CSRC_IB, "link_downed"), 255);
 	assert_int_equal(value(p, CSRC_IB, "link_error_recovery"), 255);
 	assert_int_equal(value(p, CSRC_IB, "local_link_integrity_errors"), 15);
-	assert_int_equal(value(p, CSRC_IB, "excessive_buffer_overrun_errors"), 15);
+	assert_int_equal(value(p, CSRC_IB, "excessive_buffer_overrun_errors"),
+			 15);
 	assert_int_equal(value(p, CSRC_IB, "port_rcv_errors"), 65535);
 	assert_true(probe_pcie_degraded(&r->devices[2].pcie)); /* 2.5 GT/s */
 	report_free(r);
@@ -209,7 +214,7 @@ static void test_rxe(void **state)
 	assert_string_equal(d->name, "rxe0");
 	assert_null(d->pcie.address); /* virtual: no PCI device */
 	assert_null(d->hca_type);
-	assert_null(d->fw_ver);	/* empty file: unknown */
+	assert_null(d->fw_ver); /* empty file: unknown */
 	assert_int_equal(d->numa_node, -1);
 	assert_int_equal(d->n_netdevs, 1);
 	assert_string_equal(d->netdevs[0], "eth0");
@@ -240,25 +245,25 @@ static void test_garbage_costs_one_value(void **state)
 	assert_int_equal(r->n_devices, 2);
 	d = &r->devices[0];
 	assert_string_equal(d->node_desc, "bad?desc?????");
-	assert_int_equal(d->numa_node, -1);			/* "zero" */
-	assert_true(d->pcie.cur_speed_gts < 0);			/* "Unknown" */
+	assert_int_equal(d->numa_node, -1);	/* "zero" */
+	assert_true(d->pcie.cur_speed_gts < 0); /* "Unknown" */
 	assert_int_equal(d->pcie.cur_width, 16);
 	assert_true(d->pcie.max_speed_gts == 16.0);
-	assert_int_equal(d->pcie.max_width, -1);		/* "x16" */
+	assert_int_equal(d->pcie.max_width, -1); /* "x16" */
 	assert_int_equal(d->pcie.aer_correctable, 0);
-	assert_int_equal(d->pcie.aer_fatal, -1);		/* "lots" */
+	assert_int_equal(d->pcie.aer_fatal, -1); /* "lots" */
 	assert_false(probe_pcie_degraded(&d->pcie));
 	p = &d->ports[0];
-	assert_int_equal(p->state, -1);				/* "banana" */
-	assert_int_equal(p->phys_state, -1);			/* a directory */
-	assert_true(p->rate_bytes == REPORT_UNKNOWN);		/* "fast" */
-	assert_int_equal(p->lid, -1);				/* "0xZZ" */
-	assert_int_equal(p->cap_mask, -1);			/* 33 bits */
+	assert_int_equal(p->state, -1);		      /* "banana" */
+	assert_int_equal(p->phys_state, -1);	      /* a directory */
+	assert_true(p->rate_bytes == REPORT_UNKNOWN); /* "fast" */
+	assert_int_equal(p->lid, -1);		      /* "0xZZ" */
+	assert_int_equal(p->cap_mask, -1);	      /* 33 bits */
 	assert_int_equal(p->sm_lid, 1);
 	assert_int_equal(p->lmc, 0);
 	assert_string_equal(p->link_layer, "InfiniBand");
-	assert_int_equal(p->n_gids, 1);				/* "fe80::1" */
-	assert_int_equal(p->n_pkeys, 1);			/* "0x1ffff", "full" */
+	assert_int_equal(p->n_gids, 1);	 /* "fe80::1" */
+	assert_int_equal(p->n_pkeys, 1); /* "0x1ffff", "full" */
 	/*
 	 * 21 files; gone: symbol_error "12abc", port_rcv_data "-5",
 	 * port_xmit_data 2^64, link_downed "", port_rcv_errors (a directory),
@@ -269,7 +274,7 @@ static void test_garbage_costs_one_value(void **state)
 	assert_null(counter(p, CSRC_IB, "port_rcv_errors"));
 	assert_null(counter(p, CSRC_IB, "port_xmit_wait"));
 	assert_int_equal(value(p, CSRC_IB, "port_rcv_packets"), 7);
-	assert_int_equal(p->n_counters[CSRC_HW], 1);		/* "twelve" */
+	assert_int_equal(p->n_counters[CSRC_HW], 1); /* "twelve" */
 	assert_int_equal(value(p, CSRC_HW, "out_of_buffer"), 17);
 	/* A device without ports/ costs its ports, not the scan. */
 	assert_string_equal(r->devices[1].name, "mlx5_9");
@@ -294,11 +299,12 @@ static void write_file(const char *dir, const char *rel, const char *text)
 static void test_unreadable_file(void **state)
 {
 	char tmpl[] = "/tmp/ibpulse-sysfs-XXXXXX", dir[PATH_MAX];
-	const char *subdirs[] = { "class", "class/infiniband",
-				  "class/infiniband/dev0",
-				  "class/infiniband/dev0/ports",
-				  "class/infiniband/dev0/ports/1",
-				  "class/infiniband/dev0/ports/1/counters" };
+	const char *subdirs[] = {"class",
+				 "class/infiniband",
+				 "class/infiniband/dev0",
+				 "class/infiniband/dev0/ports",
+				 "class/infiniband/dev0/ports/1",
+				 "class/infiniband/dev0/ports/1/counters"};
 	struct report *r;
 	struct report_port *p;
 
@@ -312,7 +318,8 @@ static void test_unreadable_file(void **state)
 	write_file(dir, "counters/symbol_error", "9\n");
 	write_file(dir, "counters/link_downed", "1\n");
 	snprintf(dir, sizeof(dir),
-		 "%s/class/infiniband/dev0/ports/1/counters/symbol_error", tmpl);
+		 "%s/class/infiniband/dev0/ports/1/counters/symbol_error",
+		 tmpl);
 	assert_int_equal(chmod(dir, 0), 0);
 	r = scan(tmpl, "*", NULL);
 	p = &r->devices[0].ports[0];
@@ -325,7 +332,8 @@ static void test_unreadable_file(void **state)
 	snprintf(dir, sizeof(dir),
 		 "%s/class/infiniband/dev0/ports/1/counters/link_downed", tmpl);
 	unlink(dir);
-	snprintf(dir, sizeof(dir), "%s/class/infiniband/dev0/ports/1/state", tmpl);
+	snprintf(dir, sizeof(dir), "%s/class/infiniband/dev0/ports/1/state",
+		 tmpl);
 	unlink(dir);
 	for (size_t i = sizeof(subdirs) / sizeof(subdirs[0]); i-- > 0;) {
 		snprintf(dir, sizeof(dir), "%s/%s", tmpl, subdirs[i]);
@@ -348,8 +356,8 @@ static void test_include_exclude(void **state)
 	assert_non_null(counter(p, CSRC_HW, "out_of_buffer"));
 	assert_non_null(counter(p, CSRC_HW, "out_of_sequence"));
 	/* carrier_changes is not a sysfs counter file: always kept. */
-	assert_int_equal(value(&r->devices[1].ports[0], CSRC_NET,
-			       "carrier_changes"), 3);
+	assert_int_equal(
+		value(&r->devices[1].ports[0], CSRC_NET, "carrier_changes"), 3);
 	report_free(r);
 }
 
@@ -376,8 +384,11 @@ static void test_print_devices(void **state)
 	probe_print_devices(f, r, 1);
 	fclose(f);
 	assert_non_null(strstr(out, "CA 'mlx5_0'"));
-	assert_non_null(strstr(out, "PCIe: 0000:3b:00.0 16 GT/s x16 (max 16 GT/s x16)\n"));
-	assert_non_null(strstr(out, "PCIe: 0000:5e:00.0 8 GT/s x8 (max 16 GT/s x16) DEGRADED\n"));
+	assert_non_null(strstr(
+		out, "PCIe: 0000:3b:00.0 16 GT/s x16 (max 16 GT/s x16)\n"));
+	assert_non_null(strstr(
+		out,
+		"PCIe: 0000:5e:00.0 8 GT/s x8 (max 16 GT/s x16) DEGRADED\n"));
 	assert_non_null(strstr(out, "0x8001  full"));
 	assert_non_null(strstr(out, "0x0002  limited"));
 	assert_non_null(strstr(out, "RoCE v2     ens2f0"));
@@ -396,9 +407,11 @@ static void test_report_build(void **state)
 	assert_int_equal(probe_settings_load(&s, NULL, err, sizeof(err)), 0);
 	snprintf(root, sizeof(root), "%s/sysfs-rxe", getenv("FIXTURES"));
 	assert_int_equal(conf_set(probe_conf_opts, &s, "probe", "sysfs_root",
-				  root, err, sizeof(err)), 0);
+				  root, err, sizeof(err)),
+			 0);
 	assert_int_equal(conf_set(probe_conf_opts, &s, "probe", "host",
-				  "node-7.example", err, sizeof(err)), 0);
+				  "node-7.example", err, sizeof(err)),
+			 0);
 	assert_int_equal(probe_report_build(&s, &r), 0);
 	assert_string_equal(r->host, "node-7.example");
 	assert_true(r->timestamp > 1.6e9);
@@ -406,7 +419,8 @@ static void test_report_build(void **state)
 	check_decodes(r);
 	report_free(r);
 	assert_int_equal(conf_set(probe_conf_opts, &s, "probe", "host",
-				  "bad host", err, sizeof(err)), 0);
+				  "bad host", err, sizeof(err)),
+			 0);
 	assert_int_equal(probe_report_build(&s, &r), -EINVAL);
 	assert_null(r);
 	probe_settings_free(&s);

@@ -65,7 +65,8 @@ static void test_num(void **state)
 	assert_int_equal(sysval_num("0x10000", 0xffff, &v), -EINVAL);
 	assert_int_equal(sysval_num("0x", 0xffff, &v), -EINVAL);
 	assert_int_equal(sysval_num("0xZZ", 0xffff, &v), -EINVAL);
-	assert_int_equal(sysval_num("0x11112222333344445", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(sysval_num("0x11112222333344445", UINT64_MAX, &v),
+			 -EINVAL);
 	assert_int_equal(v, 3);
 }
 
@@ -91,19 +92,28 @@ static void test_rate(void **state)
 		const char *in;
 		uint64_t bytes;
 	} ok[] = {
-		{ "100 Gb/sec (4X EDR)\n", 12500000000ULL },
-		{ "10 Gb/sec (1X FDR10)\n", 1250000000ULL },
-		{ "2.5 Gb/sec (1X SDR)\n", 312500000ULL },
-		{ "56 Gb/sec (4X FDR)", 7000000000ULL },
-		{ "400 Gb/sec (4X NDR)", 50000000000ULL },
-		{ "200 Gb/sec (4X HDR)", 25000000000ULL },
-		{ "2.5 Gb/sec", 312500000ULL },
-		{ "0 Gb/sec", 0 },
+		{"100 Gb/sec (4X EDR)\n", 12500000000ULL},
+		{"10 Gb/sec (1X FDR10)\n", 1250000000ULL},
+		{"2.5 Gb/sec (1X SDR)\n", 312500000ULL},
+		{"56 Gb/sec (4X FDR)", 7000000000ULL},
+		{"400 Gb/sec (4X NDR)", 50000000000ULL},
+		{"200 Gb/sec (4X HDR)", 25000000000ULL},
+		{"2.5 Gb/sec", 312500000ULL},
+		{"0 Gb/sec", 0},
 	};
 	static const char *const bad[] = {
-		"fast", "100", "100 Gb/s", "100 Mb/sec", "-100 Gb/sec",
-		"1.2.3 Gb/sec", ". Gb/sec", "100Gb/sec", "100 Gb/secs",
-		"1.0000000001 Gb/sec", "99999999999 Gb/sec", "",
+		"fast",
+		"100",
+		"100 Gb/s",
+		"100 Mb/sec",
+		"-100 Gb/sec",
+		"1.2.3 Gb/sec",
+		". Gb/sec",
+		"100Gb/sec",
+		"100 Gb/secs",
+		"1.0000000001 Gb/sec",
+		"99999999999 Gb/sec",
+		"",
 	};
 	uint64_t v = 1;
 
@@ -149,13 +159,22 @@ static void test_aer(void **state)
 	assert_int_equal(v, 5);
 	assert_int_equal(sysval_aer_total(table, "BadTLP", &v), 0);
 	assert_int_equal(v, 3);
-	assert_int_equal(sysval_aer_total(table, "TOTAL_ERR_FATAL", &v), -ENOENT);
-	assert_int_equal(sysval_aer_total("TOTAL_ERR_FATAL 7", "TOTAL_ERR_FATAL", &v), 0);
+	assert_int_equal(sysval_aer_total(table, "TOTAL_ERR_FATAL", &v),
+			 -ENOENT);
+	assert_int_equal(
+		sysval_aer_total("TOTAL_ERR_FATAL 7", "TOTAL_ERR_FATAL", &v),
+		0);
 	assert_int_equal(v, 7);
-	assert_int_equal(sysval_aer_total("TOTAL_ERR_FATAL lots\n", "TOTAL_ERR_FATAL", &v), -EINVAL);
-	assert_int_equal(sysval_aer_total("TOTAL_ERR_FATAL 1 2\n", "TOTAL_ERR_FATAL", &v), -EINVAL);
+	assert_int_equal(sysval_aer_total("TOTAL_ERR_FATAL lots\n",
+					  "TOTAL_ERR_FATAL", &v),
+			 -EINVAL);
+	assert_int_equal(sysval_aer_total("TOTAL_ERR_FATAL 1 2\n",
+					  "TOTAL_ERR_FATAL", &v),
+			 -EINVAL);
 	/* A key that is only a prefix of a line's key does not match. */
-	assert_int_equal(sysval_aer_total("TOTAL_ERR_CORX 1\n", "TOTAL_ERR_COR", &v), -ENOENT);
+	assert_int_equal(
+		sysval_aer_total("TOTAL_ERR_CORX 1\n", "TOTAL_ERR_COR", &v),
+		-ENOENT);
 	assert_int_equal(sysval_aer_total("", "TOTAL_ERR_COR", &v), -ENOENT);
 	assert_int_equal(v, 7);
 }
@@ -166,20 +185,26 @@ static void test_gid(void **state)
 	int zero = -1;
 
 	assert_int_equal(sysval_gid("FE80:0000:0000:0000:b859:9f03:00d4:0a1c\n",
-				    out, sizeof(out), &zero), 0);
+				    out, sizeof(out), &zero),
+			 0);
 	assert_string_equal(out, "fe80:0000:0000:0000:b859:9f03:00d4:0a1c");
 	assert_int_equal(zero, 0);
 	assert_int_equal(sysval_gid("0000:0000:0000:0000:0000:0000:0000:0000",
-				    out, sizeof(out), &zero), 0);
+				    out, sizeof(out), &zero),
+			 0);
 	assert_int_equal(zero, 1);
-	assert_int_equal(sysval_gid("fe80::1", out, sizeof(out), &zero), -EINVAL);
+	assert_int_equal(sysval_gid("fe80::1", out, sizeof(out), &zero),
+			 -EINVAL);
 	assert_int_equal(sysval_gid("fe80:0000:0000:0000:b859:9f03:00d4:0a1c0",
-				    out, sizeof(out), &zero), -EINVAL);
+				    out, sizeof(out), &zero),
+			 -EINVAL);
 	assert_int_equal(sysval_gid("fe80-0000:0000:0000:b859:9f03:00d4:0a1c",
-				    out, sizeof(out), &zero), -EINVAL);
+				    out, sizeof(out), &zero),
+			 -EINVAL);
 	assert_int_equal(sysval_gid("", out, sizeof(out), &zero), -EINVAL);
 	assert_int_equal(sysval_gid("0000:0000:0000:0000:0000:0000:0000:0000",
-				    out, 39, &zero), -EINVAL);
+				    out, 39, &zero),
+			 -EINVAL);
 }
 
 static void test_pkey(void **state)
@@ -201,7 +226,10 @@ static void test_text(void **state)
 
 	assert_int_equal(sysval_text("MT4123\n", out, sizeof(out)), 0);
 	assert_string_equal(out, "MT4123");
-	assert_int_equal(sysval_text("a\x01" "b\xc3\xa9\n\n", out, sizeof(out)), 0);
+	assert_int_equal(sysval_text("a\x01"
+				     "b\xc3\xa9\n\n",
+				     out, sizeof(out)),
+			 0);
 	assert_string_equal(out, "a?b??");
 	assert_int_equal(sysval_text("0123456789", out, sizeof(out)), 0);
 	assert_string_equal(out, "0123456");
@@ -217,8 +245,10 @@ static void test_name_and_globs(void **state)
 	assert_false(sysval_is_name(""));
 	assert_false(sysval_is_name("rx pause"));
 	assert_false(sysval_is_name("a/b"));
-	assert_true(sysval_is_name("x123456789012345678901234567890123456789012345678901234567890123"));
-	assert_false(sysval_is_name("x1234567890123456789012345678901234567890123456789012345678901234"));
+	assert_true(sysval_is_name("x123456789012345678901234567890123456789012"
+				   "345678901234567890123"));
+	assert_false(sysval_is_name("x12345678901234567890123456789012345678901"
+				    "23456789012345678901234"));
 
 	assert_true(sysval_glob_any("*", "symbol_error"));
 	assert_true(sysval_glob_any("*pause*, *pfc*", "rx_pfc_prio3"));
