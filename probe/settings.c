@@ -6,6 +6,7 @@
  */
 #include "probe.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -95,8 +96,9 @@ static int report_host(const struct probe_settings *s, char **out)
 		return -errno;
 	}
 	name[sizeof(name) - 1] = '\0';
-	if (!sysval_is_name(name) || name[0] == '-' || strchr(name, ':') ||
-	    strchr(name, '+')) {
+	/* The report's host rule: [A-Za-z0-9._-], starting alphanumeric. */
+	if (!sysval_is_name(name) || !isalnum((unsigned char)name[0]) ||
+	    strpbrk(name, ":+")) {
 		log_err("host name '%s' is not valid in a report: set [probe] "
 			"host",
 			name);

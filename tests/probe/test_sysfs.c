@@ -423,6 +423,10 @@ static void test_report_build(void **state)
 			 0);
 	assert_int_equal(probe_report_build(&s, &r), -EINVAL);
 	assert_null(r);
+	assert_int_equal(conf_set(probe_conf_opts, &s, "probe", "host", "_node",
+				  err, sizeof(err)),
+			 0);
+	assert_int_equal(probe_report_build(&s, &r), -EINVAL);
 	probe_settings_free(&s);
 }
 
