@@ -353,11 +353,13 @@ static int expo_line(struct expo *e, const char *labels, const char *extra,
 	need += e->name_len;
 	if (ll || el) {
 		p[need++] = '{';
-		memcpy(p + need, labels, ll);
+		if (ll)
+			memcpy(p + need, labels, ll);
 		need += ll;
 		if (ll && el)
 			p[need++] = ',';
-		memcpy(p + need, extra, el);
+		if (el)
+			memcpy(p + need, extra, el);
 		need += el;
 		p[need++] = '}';
 	}

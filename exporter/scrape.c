@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <zlib.h>
 
 static double mono_now(void)
 {
@@ -66,7 +65,7 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 		.drop_after = cfg->drop_after,
 		.shard = rq->shard,
 		.shards = rq->shards,
-		.chunk_ports = (size_t)cfg->chunk_ports,
+		.chunk_rows = (size_t)cfg->chunk_rows,
 	};
 	sqlite3 *db = NULL;
 	int ret;
@@ -113,40 +112,6 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 	st->last_duration = mono_now() - t0;
 	pthread_mutex_unlock(&st->lock);
 	return 0;
-}
-
-int scrape_gzip(const char *in, size_t len, int level, char **out,
-		size_t *out_len)
-{
-	z_stream z = { 0 };
-	uLong bound;
-	char *p;
-	int ret = 0;
-
-	if (len > UINT32_MAX)
-		return -E2BIG;
-	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	bound = deflateBound(&z, (uLong)len);
-	p = bound <= UINT32_MAX ? malloc(bound) : NULL;
-	if (!p) {
-		deflateEnd(&z);
-		return -ENOMEM;
-	}
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = (Bytef *)p;
-	z.avail_out = (uInt)bound;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-		free(p);
-		ret = -EIO;
-	} else {
-		*out = p;
-		*out_len = bound - z.avail_out;
-	}
-	deflateEnd(&z);
-	return ret;
 }
 
 int scrape_health(const struct exporter_settings *cfg, char *err,

@@ -45,14 +45,6 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 		 const struct scrape_req *rq, struct buf *out, char *err,
 		 size_t errlen);
 
-/*
- * scrape_gzip() - gzip @len bytes at @in (at most 4 GiB) at zlib @level.
- * On success *@out (caller frees) holds *@out_len bytes. Returns 0 or a
- * negative errno.
- */
-int scrape_gzip(const char *in, size_t len, int level, char **out,
-		size_t *out_len);
-
 /* Size of @db's write-ahead log in bytes: 0 when absent, < 0 on error. */
 int64_t scrape_wal_size(const char *db);
 

@@ -7,6 +7,7 @@
 #include "server.h"
 #include "log.h"
 #include "negotiate.h"
+#include "pgzip.h"
 #include "scrape.h"
 #include "shard.h"
 
@@ -110,7 +111,8 @@ static enum MHD_Result server_metrics(struct server *s, struct MHD_Connection *c
 	if (!rq.gzip)
 		return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format),
 				   body, len, NULL);
-	ret = scrape_gzip(body, len, (int)s->cfg->gzip_level, &gz, &gz_len);
+	ret = pgzip_compress(body, len, (int)s->cfg->gzip_level,
+			     (unsigned)s->cfg->gzip_threads, &gz, &gz_len);
 	free(body);
 	if (ret)
 		return server_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,

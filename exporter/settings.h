@@ -23,8 +23,9 @@ struct exporter_settings {
 	double drop_after;		/* seconds: a host's series leave */
 	long long max_body_bytes;	/* ceiling of one /metrics body */
 	long long gzip_level;		/* 1 fastest .. 9 smallest */
+	long long gzip_threads;		/* 0: one per online CPU */
 	long long busy_timeout_ms;
-	long long chunk_ports;		/* ports read per read transaction */
+	long long chunk_rows;		/* counter rows per read transaction */
 	char *log_level;
 };
 

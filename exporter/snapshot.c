@@ -578,38 +578,43 @@ static long key_find(struct snapshot *sn, int source, const char *name,
 	return (long)sn->n_keys - 1;
 }
 
-static int row_add(struct snapshot *sn, size_t port, sqlite3_stmt *s)
+/* Add the row at columns @col.. (source, name, value) for port @port. */
+static int row_add(struct snapshot *sn, size_t port, sqlite3_stmt *s, int col)
 {
-	const char *name = col_text(s, 1);
-	int source = sqlite3_column_int(s, 0);
+	const char *name = col_text(s, col + 1);
+	int source = sqlite3_column_int(s, col);
 	struct snap_row *r;
 	long k;
 
 	if (!name || source < 0 || source >= CSRC_COUNT)
 		return 0;
-	k = key_find(sn, source, name, (size_t)sqlite3_column_bytes(s, 1));
+	k = key_find(sn, source, name, (size_t)sqlite3_column_bytes(s, col + 1));
 	if (k < 0 || grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
 		return -ENOMEM;
 	r = &sn->rows[sn->n_rows++];
 	r->port = (uint32_t)port;
 	r->key = (uint32_t)k;
-	r->value = (uint64_t)sqlite3_column_int64(s, 2);
+	r->value = (uint64_t)sqlite3_column_int64(s, col + 2);
 	return 0;
 }
 
-/* The counters of ports [@first, @last) in one read transaction. */
-static int read_series_chunk(sqlite3 *db, sqlite3_stmt *s, struct snapshot *sn,
-			     size_t first, size_t last, char *err, size_t errlen)
+/*
+ * Per port, through the (port_id, source, name) index: the counters of
+ * ports from *@next on, in one read transaction of about @chunk rows.
+ */
+static int read_series_ports(sqlite3 *db, sqlite3_stmt *s, struct snapshot *sn,
+			     size_t *next, size_t chunk, char *err, size_t errlen)
 {
+	size_t start = sn->n_rows, p = *next;
 	int rc, ret = 0;
 
 	rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return sql_err(db, rc, "series", err, errlen);
-	for (size_t p = first; p < last && !ret; p++) {
+	for (; p < sn->n_ports && !ret && sn->n_rows - start < chunk; p++) {
 		sqlite3_bind_int64(s, 1, sn->ports[p].id);
 		while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
-			ret = row_add(sn, p, s);
+			ret = row_add(sn, p, s, 0);
 		if (!ret && rc != SQLITE_DONE)
 			ret = sql_err(db, rc, "series", err, errlen);
 		sqlite3_reset(s);
@@ -617,29 +622,96 @@ static int read_series_chunk(sqlite3 *db, sqlite3_stmt *s, struct snapshot *sn,
 	rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (!ret && rc != SQLITE_OK)
 		ret = sql_err(db, rc, "series", err, errlen);
+	*next = p;
+	return ret;
+}
+
+/*
+ * The whole table in rowid order, @chunk rows per statement (each its own
+ * read transaction), resuming after the last rowid seen: no index lookups,
+ * for scrapes that serve most ports. Rows of ports not served are skipped.
+ */
+static int read_series_scan(sqlite3 *db, sqlite3_stmt *s, struct snapshot *sn,
+			    int64_t *after, size_t chunk, int *done, char *err,
+			    size_t errlen)
+{
+	int64_t port_id = -1;
+	long port = -1;
+	size_t n = 0;
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(s, 1, *after);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)chunk);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 1);
+
+		*after = sqlite3_column_int64(s, 0);
+		n++;
+		if (id != port_id) { /* rows of one port mostly come together */
+			port_id = id;
+			port = find_port(sn, id);
+		}
+		if (port >= 0)
+			ret = row_add(sn, (size_t)port, s, 2);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sql_err(db, rc, "series", err, errlen);
+	sqlite3_reset(s);
+	*done = n < chunk;
 	return ret;
 }
 
 static int read_series(sqlite3 *db, struct snapshot *sn, size_t chunk,
-		       char *err, size_t errlen)
+		       int scan, char *err, size_t errlen)
 {
-	static const char sql[] =
+	static const char port_sql[] =
 		"SELECT source, name, value FROM series WHERE port_id = ?";
+	static const char scan_sql[] =
+		"SELECT id, port_id, source, name, value FROM series"
+		" WHERE id > ? ORDER BY id LIMIT ?";
 	sqlite3_stmt *s;
-	int rc, ret = 0;
+	int64_t after = 0;
+	size_t next = 0;
+	int rc, ret = 0, done = 0;
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	rc = sqlite3_prepare_v2(db, scan ? scan_sql : port_sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return sql_err(db, rc, "series", err, errlen);
 	if (!chunk)
 		chunk = 1;
-	for (size_t p = 0; p < sn->n_ports && !ret; p += chunk) {
-		size_t last = p + chunk < sn->n_ports ? p + chunk : sn->n_ports;
-
-		ret = read_series_chunk(db, s, sn, p, last, err, errlen);
+	while (!ret && !done) {
+		if (scan) {
+			ret = read_series_scan(db, s, sn, &after, chunk, &done,
+					       err, errlen);
+		} else {
+			ret = read_series_ports(db, s, sn, &next, chunk, err,
+						errlen);
+			done = next >= sn->n_ports;
+		}
 	}
 	sqlite3_finalize(s);
 	return ret;
+}
+
+/*
+ * Scan the whole table when the scrape serves at least half of its ports
+ * (an unsharded scrape, typically); look each port up otherwise.
+ */
+static int read_series_best(sqlite3 *db, struct snapshot *sn, size_t chunk,
+			    char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int64_t total = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM port", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(db, rc, "port", err, errlen);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		total = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return read_series(db, sn, chunk, (int64_t)sn->n_ports * 2 >= total,
+			   err, errlen);
 }
 
 int snapshot_read(sqlite3 *db, const struct snap_opts *o,
@@ -662,7 +734,7 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o,
 	if (!ret)
 		ret = read_addresses(db, sn, err, errlen);
 	if (!ret)
-		ret = read_series(db, sn, o->chunk_ports, err, errlen);
+		ret = read_series_best(db, sn, o->chunk_rows, err, errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");

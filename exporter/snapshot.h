@@ -4,9 +4,11 @@
  * (all of the shard's, silent ones included), and for each host still
  * fresh enough its devices, ports, GIDs, P_Keys and counters. The database
  * is opened read-only and read in short transactions, one per table and
- * one per chunk of ports for the counters, so a scrape never holds a read
+ * one per chunk of counter rows, so a scrape never holds a read
  * transaction for long and never while a response is being sent; the
- * whole body is built from the snapshot afterwards.
+ * whole body is built from the snapshot afterwards. Counters are read by
+ * a rowid scan when the scrape serves most ports, through the port index
+ * when it serves a few (a shard).
  *
  * Labels are escaped once here (expo_label()): each host, device and port
  * carries its ready-made label list. All strings live in the snapshot's
@@ -27,7 +29,7 @@ struct snap_opts {
 	double stale_after;	/* host_up is 0 past this many seconds */
 	double drop_after;	/* port/device series omitted past this */
 	unsigned shard, shards;	/* serve hosts with shard_of() == shard */
-	size_t chunk_ports;	/* ports per read transaction */
+	size_t chunk_rows;	/* counter rows per read transaction (about) */
 };
 
 struct snap_host {

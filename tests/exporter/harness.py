@@ -89,6 +89,16 @@ class Procs:
                 p.kill()
                 p.wait()
 
+    def stop_clean(self, p):
+        """Stop p with SIGTERM; fail unless it exits 0 with no sanitizer report."""
+        self.stop(p)
+        log = self.log(p)
+        for bad in ("runtime error:", "AddressSanitizer", "LeakSanitizer"):
+            if bad in log:
+                raise Failure("%s: sanitizer report:\n%s" % (p.name, log[-4000:]))
+        if p.returncode != 0:
+            raise Failure("%s exited with %s on SIGTERM:\n%s" % (p.name, p.returncode, log[-2000:]))
+
     def stop_all(self):
         for p in reversed(self.procs):
             self.stop(p)

@@ -215,7 +215,7 @@ def check_missing_db(procs, exporter, tmp, schema_dir):
     status, _, text = H.metrics(base)
     H.check(status == 200, "serves once the database exists: %d" % status)
     H.check("ibpulse_exporter_database_errors_total 1\n" in text, "database error counted")
-    procs.stop(p)
+    procs.stop_clean(p)
 
 
 def check_prometheus(procs, prometheus, tmp, port):
@@ -271,6 +271,7 @@ def main():
         check_prometheus(procs, prometheus, tmp, port)
         check_concurrent_writer(base, db_path)
         procs.check_alive(p)
+        procs.stop_clean(p)
         ok = True
     finally:
         if not ok:

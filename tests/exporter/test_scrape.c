@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include "pgzip.h"
 #include "scrape.h"
 #include "settings.h"
 
@@ -109,7 +110,7 @@ static int setup(void **state)
 	assert_int_equal(settings_init(&f->cfg), 0);
 	free(f->cfg.db);
 	f->cfg.db = strdup(f->db);
-	f->cfg.chunk_ports = 1; /* one read transaction per port */
+	f->cfg.chunk_rows = 3; /* many small read transactions */
 	scrape_stats_init(&f->stats);
 	*state = f;
 	return 0;
@@ -276,31 +277,54 @@ static void test_database_errors(void **state)
 	free(s);
 }
 
-static void test_gzip_roundtrip(void **state)
+/* Inflate @gz and compare with @want. */
+static void check_gunzip(const char *gz, size_t gz_len, const char *want,
+			 size_t len)
 {
-	struct fixture *f = *state;
-	int ret;
-	char *s = scrape(f, EXPO_TEXT, 0, 1, &ret), *gz, *back;
-	size_t len = strlen(s), gz_len;
-	uLongf back_len = len + 16;
+	char *back = malloc(len + 16);
 	z_stream z = { 0 };
 
-	assert_int_equal(scrape_gzip(s, len, 1, &gz, &gz_len), 0);
-	assert_true(gz_len < len);
 	assert_int_equal((unsigned char)gz[0], 0x1f); /* gzip magic */
 	assert_int_equal((unsigned char)gz[1], 0x8b);
-	back = malloc(back_len);
 	assert_int_equal(inflateInit2(&z, 16 + 15), Z_OK);
 	z.next_in = (Bytef *)gz;
 	z.avail_in = (uInt)gz_len;
 	z.next_out = (Bytef *)back;
-	z.avail_out = (uInt)back_len;
+	z.avail_out = (uInt)len + 16;
+	/* one stream: it ends exactly where the data ends */
 	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(z.avail_in, 0);
 	assert_int_equal(z.total_out, len);
-	assert_memory_equal(back, s, len);
+	assert_memory_equal(back, want, len);
 	inflateEnd(&z);
 	free(back);
+}
+
+static void test_gzip_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	int ret;
+	char *s = scrape(f, EXPO_TEXT, 0, 1, &ret), *gz, *big;
+	size_t len = strlen(s), gz_len, big_len = 3 * 1024 * 1024 + 12345;
+
+	assert_int_equal(pgzip_compress(s, len, 1, 0, &gz, &gz_len), 0);
+	assert_true(gz_len < len);
+	check_gunzip(gz, gz_len, s, len);
 	free(gz);
+	/* several chunks on several threads still make one valid stream */
+	big = malloc(big_len);
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = s[(i * 7) % len];
+	for (unsigned threads = 1; threads <= 3; threads++) {
+		assert_int_equal(pgzip_compress(big, big_len, 6, threads, &gz,
+						&gz_len), 0);
+		check_gunzip(gz, gz_len, big, big_len);
+		free(gz);
+	}
+	assert_int_equal(pgzip_compress("", 0, 1, 2, &gz, &gz_len), 0);
+	check_gunzip(gz, gz_len, "", 0);
+	free(gz);
+	free(big);
 	free(s);
 }
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Exporter benchmark: /metrics time for 500k counter series (1,000 hosts x
+# 8 ports x 62 counters) over loopback, and node_exporter's InfiniBand
+# collector per series on a generated sysfs tree. Prints a Markdown table.
+#
+#   bash bench/exporter/run.sh [BUILD_DIR] [HOSTS] [RUNS]
+#
+# BUILD_DIR defaults to ./build (meson setup build && ninja -C build).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/build}
+hosts=${2:-1000}
+runs=${3:-5}
+exporter=$build/exporter/ibpulse-exporter
+if [ ! -x "$exporter" ]; then
+	echo "no $exporter: build first (meson setup build && ninja -C build)" >&2
+	exit 1
+fi
+node_exporter=$(command -v prometheus-node-exporter || command -v node_exporter || echo prometheus-node-exporter)
+exec python3 "$top/bench/exporter/bench.py" "$exporter" "$top/schema" "$node_exporter" "$hosts" "$runs"
