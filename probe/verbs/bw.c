@@ -290,11 +290,20 @@ static int bw_loop(struct bwctx *c)
 		now = ctrl_now_ns();
 		if (tx_done && !r->do_recv)
 			return 0;
-		/* A receiver runs until the sender says DONE. */
-		rc = vwatch_check(r->watch, now, r->do_recv && tx_done,
+		/*
+		 * A receiver runs until the sender says DONE. A bidirectional
+		 * sender may hear DONE before its own run ends: it then stops
+		 * watching the socket and finishes (the peer's QPs stay up
+		 * until our RESULT).
+		 */
+		rc = vwatch_check(r->watch, now, r->do_recv || r->peer_may_end,
 				  c->out->error, sizeof(c->out->error));
-		if (rc)
-			return rc > 0 ? 0 : rc;
+		if (rc > 0 && r->do_recv && tx_done)
+			return 0;
+		if (rc > 0)
+			r->watch->fd = -1;
+		else if (rc)
+			return rc;
 	}
 }
 
@@ -316,10 +325,12 @@ static void meter_result(struct bwctx *c, const struct meter *m,
 	out->bw_avg_Bps = (double)out->bytes / out->elapsed_s;
 	out->msg_rate = (double)out->msgs / out->elapsed_s;
 	out->bw_min_Bps = out->bw_peak_Bps = out->bw_avg_Bps;
-	if (vstats_bins_minmax(&m->bins, end, &lo, &hi)) {
-		out->bw_min_Bps = lo;
-		out->bw_peak_Bps = hi;
-	}
+	/* One whole interval says nothing about variation. */
+	if (vstats_bins_minmax(&m->bins, end, &lo, &hi) < 2)
+		return;
+	/* Edge bins can leave the average just outside [min, peak]. */
+	out->bw_min_Bps = lo < out->bw_avg_Bps ? lo : out->bw_avg_Bps;
+	out->bw_peak_Bps = hi > out->bw_avg_Bps ? hi : out->bw_avg_Bps;
 }
 
 static int bw_setup(struct bwctx *c, struct vrun *r, struct vt_side *out)

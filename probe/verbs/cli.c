@@ -486,7 +486,7 @@ static void on_result(const struct vt_result *res, void *arg)
 			 res->used.device, res->used.remote_gid);
 	if (so->json) {
 		flockfile(stdout);
-		vout_json(stdout, 0, "responder", res, 1);
+		vout_json(stdout, res->test, "responder", res, 1);
 		fflush(stdout);
 		funlockfile(stdout);
 	}

@@ -173,6 +173,20 @@ static int trade(struct vsess *s)
 	return 0;
 }
 
+/* After a failure, say so if the port went down under the test. */
+static void note_port_state(struct vsess *s)
+{
+	struct ibv_port_attr pa;
+	struct vt_side *l = &s->res->local;
+	size_t n = strlen(l->error);
+
+	if (ibv_query_port(s->dev->ctx, (uint8_t)s->dev->port, &pa) ||
+	    pa.state == IBV_PORT_ACTIVE || n + 1 >= sizeof(l->error))
+		return;
+	snprintf(l->error + n, sizeof(l->error) - n, "; %s port %u is now %s",
+		 s->dev->name, s->dev->port, ibv_port_state_str(pa.state));
+}
+
 static int session(struct vsess *s, const struct vt_params *p,
 		   const char *host, const char *port)
 {
@@ -196,6 +210,8 @@ static int session(struct vsess *s, const struct vt_params *p,
 	if (rc)
 		return rc;
 	rc = measure(s, p, &res->used);
+	if (rc)
+		note_port_state(s);
 	/* Trade views even after a failure: the peer's may say why. */
 	if (trade(s) && !rc)
 		return vsess_fail(s, -EPROTO, "no RESULT from the responder");
@@ -218,6 +234,7 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	res->test = p->test;
 	rc = vt_params_check(p, err, sizeof(err));
 	if (rc)
 		return vsess_fail(&s, rc, "%s", err);

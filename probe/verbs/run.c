@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define FD_CHECK_NS 10000000ull /* look at the control socket every 10 ms */
@@ -35,11 +36,15 @@ int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 
 		w->next_check_ns = now + FD_CHECK_NS;
 		if (poll(&pfd, 1, 0) > 0) {
-			if (fd_is_end && !(pfd.revents & (POLLHUP | POLLERR)))
+			uint8_t b;
+			bool closed = recv(w->fd, &b, 1,
+					   MSG_PEEK | MSG_DONTWAIT) <= 0;
+
+			if (fd_is_end && !closed)
 				return 1;
 			snprintf(why, len, "the peer ended the test early "
 				 "(control connection %s)",
-				 pfd.revents & POLLHUP ? "closed" : "message");
+				 closed ? "closed" : "message");
 			return -ECONNRESET;
 		}
 	}

@@ -42,6 +42,7 @@ struct vrun {
 	bool use_inline;
 	bool do_send;			/* bw: this side posts */
 	bool do_recv;			/* bw: this side takes SENDs */
+	bool peer_may_end;		/* bw: DONE may come before our end */
 	struct vwatch *watch;
 };
 

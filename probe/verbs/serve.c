@@ -136,6 +136,7 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 		return refuse(s, rc, why);
 	params_from(q, p);
 	vt_params_apply(p, u);
+	s->test = p->test;
 	ec = (struct veng_cfg){ .qps = u->qps, .size = u->size,
 				.tx_depth = u->tx_depth,
 				.inline_size = u->inline_size };
@@ -197,6 +198,7 @@ static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
 	if (u->bidir || p->test == VT_SEND_BW) {
 		r.do_send = u->bidir;
 		r.do_recv = p->test == VT_SEND_BW;
+		r.peer_may_end = u->bidir;
 		return vbw_run(&r, &s->res->local);
 	}
 	/* READ, WRITE and atomics need nothing from us but the memory. */
@@ -261,6 +263,7 @@ int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd,
 
 	memset(res, 0, sizeof(*res));
 	rc = serve_session(&s, cfg);
+	res->test = s.test;
 	vsess_release(&s);
 	res->status = rc;
 	return rc;

@@ -28,6 +28,7 @@ struct vsess {
 	uint8_t in[CTRL_MAX_PAYLOAD];
 	struct ctrl_hdr h;
 	struct vt_result *res;
+	enum vt_test test;
 };
 
 uint64_t vsess_deadline(const struct vsess *s);

@@ -109,6 +109,7 @@ struct vt_used {
 };
 
 struct vt_result {
+	enum vt_test test;
 	int status;			/* 0 when both sides finished cleanly */
 	char error[VT_ERR_MAX];
 	struct vt_used used;

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Check one `ibpulse-probe run --json` result (and the responder's --json
+# line): valid JSON, status ok on both sides, and figures that make sense
+# for the test: bandwidth > 0 with min <= average <= peak, or latency
+# 0 < min <= median <= p99 <= max with a finite stdev.
+#   check-result.py TEST CLIENT_JSON SERVER_OUTPUT
+import json
+import sys
+
+
+def fail(msg):
+    print("FAIL:", msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    test, cpath, spath = sys.argv[1:4]
+    with open(cpath) as f:
+        doc = json.load(f)
+    if doc.get("status") != "ok" or doc.get("test") != test:
+        fail("client status %r test %r" % (doc.get("status"), doc.get("test")))
+    c, r = doc["client"], doc["responder"]
+    if r is None or r["status"] != "ok":
+        fail("responder view missing or not ok: %r" % (r,))
+    p = doc["parameters"]
+    if p["device"] != "rxe0" or p["mtu_bytes"] < 256 or p["gid"] == "":
+        fail("parameters: %r" % (p,))
+    if test.endswith("_lat"):
+        lat = c.get("latency")
+        if not lat:
+            fail("no latency block")
+        keys = ["min_seconds", "median_seconds", "p99_seconds", "max_seconds"]
+        vals = [lat[k] for k in keys]
+        if not (0 < vals[0] <= vals[1] <= vals[2] <= vals[3] < 1):
+            fail("latency order: %r" % (vals,))
+        if not (0 <= lat["stdev_seconds"] < 1):
+            fail("stdev %r" % lat["stdev_seconds"])
+        print("ok: %s median %.1f us p99 %.1f us" %
+              (test, lat["median_seconds"] * 1e6, lat["p99_seconds"] * 1e6))
+    else:
+        avg = c["bw_average_bytes_per_second"]
+        lo, hi = c["bw_min_bytes_per_second"], c["bw_peak_bytes_per_second"]
+        if not (avg > 0 and c["messages"] > 0 and lo <= avg * 1.0001
+                and avg <= hi * 1.0001):
+            fail("bandwidth min %r avg %r peak %r" % (lo, avg, hi))
+        if test == "send_bw" and r["messages"] <= 0:
+            fail("the responder counted no receives")
+        if p["bidirectional"] and r["bw_average_bytes_per_second"] <= 0:
+            fail("bidirectional: no responder bandwidth")
+        print("ok: %s %.1f MiB/s (min %.1f, peak %.1f), %.0f msg/s" %
+              (test, avg / 2**20, lo / 2**20, hi / 2**20,
+               c["message_rate_per_second"]))
+    with open(spath) as f:
+        lines = [x for x in f if x.startswith("{")]
+    if not lines:
+        fail("the responder printed no JSON result")
+    s = json.loads(lines[-1])
+    if s["status"] != "ok" or s["client"] is None:
+        fail("responder JSON: %r" % (s,))
+
+
+main()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Lab fault tests of the verbs engine, in one VM on rxe0: a responder
+# killed mid-test and the port taken down mid-test (ip link set eth0 down)
+# both end the client with a non-zero status and a clear error well within
+# its timeout, never a hang; the link is brought back up in between.
+#   test-lab-verbs-faults.sh LAB_TOOL PROBE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lab/lib.sh"
+
+if [ -z "${LAB:-}" ]; then
+	tool=${1:?usage: test-lab-verbs-faults.sh LAB_TOOL PROBE}
+	probe=${2:?usage: test-lab-verbs-faults.sh LAB_TOOL PROBE}
+	lab_require "$tool"
+	exec "$tool" run --timeout 600 --env "PROBE=$probe" -- \
+		bash "$here/test-lab-verbs-faults.sh"
+fi
+
+out=/dev/shm/faults
+
+# wait_active SECONDS: rxe0's port back to ACTIVE.
+wait_active() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# fault NAME PORT ACTION: a 30 s write_bw, ACTION 2 s in, then checks.
+fault() {
+	local name=$1 port=$2 action=$3 rc start end
+	"$PROBE" serve -p "$port" -d rxe0 --timeout 5 >"$out.server" 2>&1 &
+	server=$!
+	lab_wait_listen "$port" 60 || lab_fail "serve does not listen"
+	start=$(date +%s)
+	timeout 90 "$PROBE" run write_bw --peer "127.0.0.1:$port" -d rxe0 \
+		--no-pin -D 30 -q 2 --timeout 5 --json >"$out.json" 2>"$out.err" &
+	client=$!
+	sleep 2
+	eval "$action"
+	wait "$client"
+	rc=$?
+	end=$(date +%s)
+	kill "$server" 2>/dev/null
+	wait "$server" 2>/dev/null
+	cat "$out.err"
+	[ "$rc" -ne 124 ] || lab_fail "$name: the client hung until timeout(1)"
+	[ "$rc" -eq 1 ] || lab_fail "$name: client status $rc, expected 1"
+	[ $((end - start)) -lt 28 ] ||
+		lab_fail "$name: the client took $((end - start)) s to notice"
+	python3 - "$out.json" <<'PY' || lab_fail "$name: bad JSON: $(cat "$out.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "error" and d["error"], d
+PY
+	lab_ok "$name: client failed in $((end - start)) s: $(head -c 300 "$out.err")"
+}
+
+fault "responder killed" 18801 'kill -9 $server'
+fault "port down" 18802 'ip link set eth0 down'
+ip link set eth0 up
+wait_active 30 || lab_fail "rxe0 did not come back ACTIVE"
+lab_ok "rxe0 ACTIVE again"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Lab test of the verbs engine: in one VM, every test type runs
+# probe-to-probe on rxe0 (ibpulse-probe serve --once, then run against
+# 127.0.0.1) and its JSON has status ok and plausible non-zero figures.
+#   test-lab-verbs.sh LAB_TOOL PROBE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lab/lib.sh"
+
+if [ -z "${LAB:-}" ]; then
+	tool=${1:?usage: test-lab-verbs.sh LAB_TOOL PROBE}
+	probe=${2:?usage: test-lab-verbs.sh LAB_TOOL PROBE}
+	lab_require "$tool"
+	exec "$tool" run --timeout 800 --env "PROBE=$probe" -- \
+		bash "$here/test-lab-verbs.sh"
+fi
+
+out=/dev/shm/verbs
+port=18600
+common=(-d rxe0 --no-pin --timeout 10)
+
+# one TEST [ARGS...]: a responder for one client, the client, then checks.
+one() {
+	local test=$1 rc src
+	shift
+	port=$((port + 1))
+	timeout 120 "$PROBE" serve -p "$port" --once --json -d rxe0 \
+		>"$out.server" 2>&1 &
+	local server=$!
+	lab_wait_listen "$port" 60 || lab_fail "serve does not listen: $(cat "$out.server")"
+	timeout 120 "$PROBE" run "$test" --peer "127.0.0.1:$port" "${common[@]}" \
+		--json "$@" >"$out.json" 2>"$out.err"
+	rc=$?
+	wait "$server"
+	src=$?
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] ||
+		lab_fail "$test $*: client $rc, server $src: $(cat "$out.err" "$out.server")"
+	python3 "$here/check-result.py" "$test" "$out.json" "$out.server" ||
+		lab_fail "$test $*: implausible result: $(cat "$out.json")"
+}
+
+one write_bw -D 2 -q 2
+one read_bw -D 2 -q 2
+one send_bw -D 2 -q 2
+one write_bw -D 2 -b
+one write_bw -n 2000 -s 64 --post-list 8 --cq-mod 16
+one fadd_bw -n 2000
+one cas_bw -n 2000
+one write_lat -n 300
+one send_lat -n 300
+one read_lat -n 300
+one fadd_lat -n 300
+one cas_lat -n 300
+one write_lat -n 100 -s 4096 --inline 0
+one send_bw -n 500 -s 4096 --gid v2-ipv4 --pkey 0xffff --mtu 1024
+lab_ok "every test type ran probe-to-probe on rxe0"
