@@ -83,8 +83,9 @@ static void port_attrs(const char *portdir, struct report_port *p)
 			p->link_layer = strdup(text);
 	}
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		/* Optional: rxe (6.1) has no lmc, for one. */
 		if (port_file(portdir, nums[i].file, buf, sizeof(buf), path,
-			      sizeof(path), 0))
+			      sizeof(path), SYSFS_QUIET_MISSING))
 			continue;
 		if (sysval_num(buf, nums[i].max, &v))
 			sysfs_garbage(path, buf);
