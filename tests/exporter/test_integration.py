@@ -162,16 +162,17 @@ def check_http(base):
 
 
 def check_concurrent_writer(base, db_path):
-    """Scrapes stay 200 and see monotonic values while a writer commits."""
+    """Scrapes stay 200 and see monotonic values while a writer commits,
+    and the last commit is what a scrape after it serves."""
     stop = threading.Event()
     errors = []
+    commits = [1000]
 
     def writer():
         db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
-        v = 1000
         try:
             while not stop.is_set():
-                v += 1
+                v = commits[-1] + 1
                 db.execute("BEGIN IMMEDIATE")
                 db.execute("UPDATE series SET value = ? WHERE name = 'port_xmit_data'"
                            " AND port_id IN (SELECT id FROM port WHERE host_id ="
@@ -179,27 +180,35 @@ def check_concurrent_writer(base, db_path):
                 db.execute("UPDATE host SET last_report = ? WHERE name != 'node-silent'",
                            (time.time(),))
                 db.execute("COMMIT")
+                commits.append(v)
+                time.sleep(0.005)  # let the scraping thread have the GIL
         except Exception as e:  # reported below
             errors.append(e)
         finally:
             db.close()
 
+    def xmit_bytes():
+        status, _, text = H.metrics(base)
+        H.check(status == 200, "scrape during writes: %d %s" % (status, text[:200]))
+        return H.find(H.parse_samples(text), "ibpulse_port_data_transmitted_bytes_total",
+                      host="node-a")[0]
+
     t = threading.Thread(target=writer)
     t.start()
-    last = 0
+    last, scrapes = 0, 0
+    deadline = time.monotonic() + 60
     try:
-        for _ in range(25):
-            status, _, text = H.metrics(base)
-            H.check(status == 200, "scrape during writes: %d %s" % (status, text[:200]))
-            v = H.find(H.parse_samples(text), "ibpulse_port_data_transmitted_bytes_total",
-                       host="node-a")[0]
+        while (scrapes < 25 or len(commits) < 20) and time.monotonic() < deadline:
+            v = xmit_bytes()
             H.check(v >= last, "value went back during writes")
             last = v
+            scrapes += 1
     finally:
         stop.set()
         t.join()
     H.check(not errors, "writer failed: %s" % errors)
-    H.check(last > 4000, "scrapes saw the writer's commits")
+    H.check(len(commits) >= 20, "the writer committed only %d times" % len(commits))
+    H.check(xmit_bytes() == commits[-1] * 4, "a scrape serves the last commit")
 
 
 def check_missing_db(procs, exporter, tmp, schema_dir):
