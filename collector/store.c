@@ -114,7 +114,7 @@ static int store_pragmas(struct store *st)
 
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
-		 "PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 1000; "
+		 "PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 8192; "
 		 "PRAGMA journal_size_limit = %lld; PRAGMA cache_size = -65536;",
 		 st->opts.wal_max_bytes / 4);
 	sqlite3_busy_timeout(st->db, (int)st->opts.busy_timeout_ms);

@@ -48,7 +48,7 @@ raw=$("$load" raw --db "$tmp/raw.db" --hosts "$hosts" --seconds "$secs")
 val() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 cs=$(val collector_samples_per_s "$coll")
 rr=$(val raw_rows_per_s "$raw")
-echo "# $(date -u +%FT%TZ) $(nproc) cores, $hosts hosts x 9 ports x 70 counters, ${secs}s each"
+echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d" " -f1-3 /proc/loadavg), $hosts hosts x 9 ports x 70 counters, ${secs}s each"
 echo "# collector: $coll"
 echo "# raw:       $raw"
 printf '%-28s %14s\n' "measure" "per second"
