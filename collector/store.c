@@ -66,8 +66,9 @@ static const char *const store_sql_text[SQL_COUNT] = {
 
 int store_err(struct store *st, int rc, const char *what)
 {
-	log_err("store: %s: %s (%s)", what, sqlite3_errmsg(st->db),
-		sqlite3_errstr(rc));
+	/* A full disk fails every batch: say so every 10 s, not every time. */
+	log_once(what, 10, LOG_LVL_ERR, "store: %s: %s (%s)", what,
+		 sqlite3_errmsg(st->db), sqlite3_errstr(rc));
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:

@@ -237,6 +237,56 @@ class CollectorTest(unittest.TestCase):
         conn.close()
         return r.status, dict(r.getheaders()), data
 
+    def test_storage_failure_is_503(self):
+        """Another process holds the write lock past busy_timeout: reports
+        and health checks get 503 (retry), nothing is stored, and service
+        resumes when the lock goes."""
+        self.c = Collector(self.tmp, "busy_timeout_ms = 200")
+        self.c.start()
+        self.assertEqual(self.post(make_report("node1", 1), token("node1"))[0], 200)
+        before = self.c.dump()
+        locker = sqlite3.connect(self.c.db, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        try:
+            st, h, body = self.post(make_report("node1", 2), token("node1"))
+            self.assertEqual(st, 503, body)
+            self.assertEqual(h.get("Retry-After"), "5")
+            self.assertEqual(self.c.request("GET", "/healthz")[0], 503)
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        self.assertEqual(self.c.dump(), before)
+        self.assertEqual(self.c.request("GET", "/healthz")[0], 200)
+        self.assertEqual(self.post(make_report("node1", 2), token("node1"))[0], 200)
+        self.assertEqual(self.c.count(
+            "SELECT value FROM series WHERE name = 'port_xmit_data' LIMIT 1"), 2)
+
+    def test_ipv6_listen(self):
+        if not socket.has_ipv6:
+            raise unittest.SkipTest("no IPv6")
+        try:
+            socket.socket(socket.AF_INET6).bind(("::1", 0))
+        except OSError:
+            raise unittest.SkipTest("no ::1")
+        c = Collector(self.tmp, "")
+        r = subprocess.Popen([COLLECTOR, "--config", c.config, "--listen", "::1",
+                              "--port-file", c.port_file],
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(c.port_file) and time.monotonic() < deadline:
+                self.assertIsNone(r.poll())
+                time.sleep(0.05)
+            with open(c.port_file) as f:
+                port = int(f.read())
+            conn = http.client.HTTPConnection("::1", port, timeout=60)
+            conn.request("GET", "/healthz")
+            self.assertEqual(conn.getresponse().status, 200)
+            conn.close()
+        finally:
+            r.kill()
+            r.communicate()
+
     def test_retire_api_and_cli(self):
         self.c.start()
         for h in ("node1", "node2", "node3"):
