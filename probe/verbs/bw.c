@@ -41,7 +41,7 @@ struct meter {
 struct bwctx {
 	struct vrun *r;
 	struct bwq *q;
-	uint64_t target;	/* posts per QP; UINT64_MAX in duration mode */
+	uint64_t target; /* posts per QP; UINT64_MAX in duration mode */
 	bool duration;
 	bool stopping;
 	struct meter tx;
@@ -77,8 +77,9 @@ static void build_wrs(struct bwctx *c, unsigned i)
 		struct ibv_send_wr *wr = &c->q[i].wr[j];
 		struct ibv_sge *sge = &c->q[i].sge[j];
 
-		sge->addr = (uint64_t)(uintptr_t)(e->buf + (size_t)i * e->stride +
-						  e->stride / 2);
+		sge->addr =
+			(uint64_t)(uintptr_t)(e->buf + (size_t)i * e->stride +
+					      e->stride / 2);
 		sge->length = r->size;
 		sge->lkey = e->mr->lkey;
 		wr->sg_list = sge;
@@ -141,7 +142,8 @@ static int post_some(struct bwctx *c, uint64_t now)
 
 		if (c->stopping) {
 			/* Close with a signaled request so the drain ends. */
-			if (q->posted % r->cq_mod == 0 || q->posted == q->completed)
+			if (q->posted % r->cq_mod == 0 ||
+			    q->posted == q->completed)
 				continue;
 			n = 1;
 			force = true;
@@ -215,8 +217,9 @@ static int reap_recv(struct bwctx *c, uint64_t *now)
 		c->rx.started = true;
 		c->rx.t_first = *now;
 		c->rx.win_start = *now + (uint64_t)(c->r->margin_s * 1e9);
-		c->rx.win_end = *now + (uint64_t)((c->r->duration_s -
-						   c->r->margin_s) * 1e9);
+		c->rx.win_end =
+			*now +
+			(uint64_t)((c->r->duration_s - c->r->margin_s) * 1e9);
 		if (!c->duration)
 			c->rx.win_start = *now;
 		c->rx.bins.start_ns = c->rx.win_start;
@@ -256,8 +259,8 @@ static void tx_phase(struct bwctx *c, uint64_t now)
 	if (!c->duration || !c->tx.t_first || c->tx.win_end)
 		goto stop_check;
 	c->tx.win_start = c->tx.t_first + (uint64_t)(r->margin_s * 1e9);
-	c->tx.win_end = c->tx.t_first +
-			(uint64_t)((r->duration_s - r->margin_s) * 1e9);
+	c->tx.win_end =
+		c->tx.t_first + (uint64_t)((r->duration_s - r->margin_s) * 1e9);
 	c->tx.bins.start_ns = c->tx.win_start;
 stop_check:
 	if (c->duration && c->tx.win_end && now >= c->tx.win_end)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +146,10 @@ static int read_secret(struct cli_opts *o)
 	while (n > 0 && (o->secret[n - 1] == '\n' || o->secret[n - 1] == '\r'))
 		n--;
 	if (n < 16) {
-		fprintf(stderr, "ibpulse-probe: --secret-file %s: need at "
-			"least 16 bytes of secret\n", o->secret_file);
+		fprintf(stderr,
+			"ibpulse-probe: --secret-file %s: need at "
+			"least 16 bytes of secret\n",
+			o->secret_file);
 		return -EINVAL;
 	}
 	o->p.secret = o->secret;
@@ -155,50 +158,69 @@ static int read_secret(struct cli_opts *o)
 }
 
 enum {
-	OPT_GID = 256, OPT_PKEY_INDEX, OPT_PKEY, OPT_SL, OPT_TCLASS,
-	OPT_INLINE, OPT_CQ_MOD, OPT_POST_LIST, OPT_OUTS, OPT_SECRET,
-	OPT_JSON, OPT_SYSFS, OPT_PEER, OPT_MARGIN, OPT_INTERVAL,
-	OPT_TIMEOUT, OPT_NO_PIN, OPT_BIND, OPT_MAX_SIZE, OPT_MAX_QPS,
-	OPT_MAX_DURATION, OPT_MAX_ITERS, OPT_MAX_CONC, OPT_ONCE,
+	OPT_GID = 256,
+	OPT_PKEY_INDEX,
+	OPT_PKEY,
+	OPT_SL,
+	OPT_TCLASS,
+	OPT_INLINE,
+	OPT_CQ_MOD,
+	OPT_POST_LIST,
+	OPT_OUTS,
+	OPT_SECRET,
+	OPT_JSON,
+	OPT_SYSFS,
+	OPT_PEER,
+	OPT_MARGIN,
+	OPT_INTERVAL,
+	OPT_TIMEOUT,
+	OPT_NO_PIN,
+	OPT_BIND,
+	OPT_MAX_SIZE,
+	OPT_MAX_QPS,
+	OPT_MAX_DURATION,
+	OPT_MAX_ITERS,
+	OPT_MAX_CONC,
+	OPT_ONCE,
 };
 
 static const struct option long_opts[] = {
-	{ "device", required_argument, NULL, 'd' },
-	{ "ib-port", required_argument, NULL, 'i' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "gid-index", required_argument, NULL, 'x' },
-	{ "gid", required_argument, NULL, OPT_GID },
-	{ "pkey-index", required_argument, NULL, OPT_PKEY_INDEX },
-	{ "pkey", required_argument, NULL, OPT_PKEY },
-	{ "sl", required_argument, NULL, OPT_SL },
-	{ "tclass", required_argument, NULL, OPT_TCLASS },
-	{ "mtu", required_argument, NULL, 'm' },
-	{ "qps", required_argument, NULL, 'q' },
-	{ "size", required_argument, NULL, 's' },
-	{ "tx-depth", required_argument, NULL, 't' },
-	{ "iters", required_argument, NULL, 'n' },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "margin", required_argument, NULL, OPT_MARGIN },
-	{ "inline", required_argument, NULL, OPT_INLINE },
-	{ "cq-mod", required_argument, NULL, OPT_CQ_MOD },
-	{ "post-list", required_argument, NULL, OPT_POST_LIST },
-	{ "bidirectional", no_argument, NULL, 'b' },
-	{ "outs", required_argument, NULL, OPT_OUTS },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "secret-file", required_argument, NULL, OPT_SECRET },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
-	{ "peer", required_argument, NULL, OPT_PEER },
-	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
-	{ "bind", required_argument, NULL, OPT_BIND },
-	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-	{ "max-qps", required_argument, NULL, OPT_MAX_QPS },
-	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
-	{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
-	{ "max-concurrent", required_argument, NULL, OPT_MAX_CONC },
-	{ "once", no_argument, NULL, OPT_ONCE },
-	{ 0 },
+	{"device", required_argument, NULL, 'd'},
+	{"ib-port", required_argument, NULL, 'i'},
+	{"port", required_argument, NULL, 'p'},
+	{"gid-index", required_argument, NULL, 'x'},
+	{"gid", required_argument, NULL, OPT_GID},
+	{"pkey-index", required_argument, NULL, OPT_PKEY_INDEX},
+	{"pkey", required_argument, NULL, OPT_PKEY},
+	{"sl", required_argument, NULL, OPT_SL},
+	{"tclass", required_argument, NULL, OPT_TCLASS},
+	{"mtu", required_argument, NULL, 'm'},
+	{"qps", required_argument, NULL, 'q'},
+	{"size", required_argument, NULL, 's'},
+	{"tx-depth", required_argument, NULL, 't'},
+	{"iters", required_argument, NULL, 'n'},
+	{"duration", required_argument, NULL, 'D'},
+	{"margin", required_argument, NULL, OPT_MARGIN},
+	{"inline", required_argument, NULL, OPT_INLINE},
+	{"cq-mod", required_argument, NULL, OPT_CQ_MOD},
+	{"post-list", required_argument, NULL, OPT_POST_LIST},
+	{"bidirectional", no_argument, NULL, 'b'},
+	{"outs", required_argument, NULL, OPT_OUTS},
+	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"secret-file", required_argument, NULL, OPT_SECRET},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"sysfs-root", required_argument, NULL, OPT_SYSFS},
+	{"peer", required_argument, NULL, OPT_PEER},
+	{"no-pin", no_argument, NULL, OPT_NO_PIN},
+	{"bind", required_argument, NULL, OPT_BIND},
+	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
+	{"max-qps", required_argument, NULL, OPT_MAX_QPS},
+	{"max-duration", required_argument, NULL, OPT_MAX_DURATION},
+	{"max-iters", required_argument, NULL, OPT_MAX_ITERS},
+	{"max-concurrent", required_argument, NULL, OPT_MAX_CONC},
+	{"once", no_argument, NULL, OPT_ONCE},
+	{0},
 };
 
 static const char *flag_name(int opt)
@@ -229,24 +251,28 @@ static int opt_port(struct cli_opts *o, int opt, const char *a)
 		ctrl_strlcpy(p->device, a, sizeof(p->device));
 		return 0;
 	case 'i':
-		return num_u(f, a, 1, 255, &v) ? -EINVAL : (p->ib_port = (unsigned)v, 0);
+		return num_u(f, a, 1, 255, &v) ? -EINVAL
+					       : (p->ib_port = (unsigned)v, 0);
 	case 'p':
 		if (num_u(f, a, 0, 65535, &v))
 			return -EINVAL;
 		snprintf(o->port, sizeof(o->port), "%lu", v);
 		return 0;
 	case 'x':
-		return num_u(f, a, 0, 255, &v) ? -EINVAL : (p->gid_index = (int)v, 0);
+		return num_u(f, a, 0, 255, &v) ? -EINVAL
+					       : (p->gid_index = (int)v, 0);
 	case OPT_GID:
 		if (strlen(a) >= sizeof(p->gid_sel))
 			return bad(f, a, "a GID selector");
 		ctrl_strlcpy(p->gid_sel, a, sizeof(p->gid_sel));
 		return 0;
 	case OPT_PKEY_INDEX:
-		return num_u(f, a, 0, 127, &v) ? -EINVAL : (p->pkey_index = (int)v, 0);
+		return num_u(f, a, 0, 127, &v) ? -EINVAL
+					       : (p->pkey_index = (int)v, 0);
 	case OPT_PKEY:
 		if (num_u(f, a, 1, 0xffff, &v) || !(v & 0x7fff))
-			return bad(f, a, "a P_Key value 0x0001..0xffff, not 0x8000");
+			return bad(f, a,
+				   "a P_Key value 0x0001..0xffff, not 0x8000");
 		p->pkey = (unsigned)v;
 		return 0;
 	case OPT_SYSFS:
@@ -264,58 +290,93 @@ static int opt_port(struct cli_opts *o, int opt, const char *a)
 	return 1;
 }
 
-/* The shape of the run (client side). */
-static int opt_run(struct cli_opts *o, int opt, const char *a)
+/* Numeric options: one row drives parsing, range and destination. */
+enum num_kind { NUM_UINT, NUM_INT, NUM_U32, NUM_DBL };
+
+struct num_opt {
+	int opt;
+	bool serve; /* a responder option, else a client one */
+	enum num_kind kind;
+	double min, max;
+	size_t off; /* into struct cli_opts */
+};
+
+#define P(f) offsetof(struct cli_opts, p.f)
+#define L(f) offsetof(struct cli_opts, lim.f)
+
+static const struct num_opt num_opts[] = {
+	{OPT_SL, false, NUM_UINT, 0, 15, P(sl)},
+	{OPT_TCLASS, false, NUM_UINT, 0, 255, P(tclass)},
+	{'m', false, NUM_UINT, 256, 4096, P(mtu)},
+	{'q', false, NUM_UINT, 1, 64, P(qps)},
+	{'s', false, NUM_U32, 1, 1u << 30, P(size)},
+	{'t', false, NUM_UINT, 1, 16384, P(tx_depth)},
+	{'n', false, NUM_U32, 1, 100000000, P(iters)},
+	{'D', false, NUM_DBL, 0.2, 86400, P(duration_s)},
+	{OPT_MARGIN, false, NUM_DBL, 0, 43200, P(margin_s)},
+	{OPT_INLINE, false, NUM_INT, 0, 4096, P(inline_size)},
+	{OPT_CQ_MOD, false, NUM_INT, 1, 16384, P(cq_mod)},
+	{OPT_POST_LIST, false, NUM_UINT, 1, 1024, P(post_list)},
+	{OPT_OUTS, false, NUM_UINT, 1, 255, P(rd_atomic)},
+	{OPT_INTERVAL, false, NUM_DBL, 0.001, 60, P(interval_s)},
+	{OPT_MAX_SIZE, true, NUM_U32, 1, 1u << 30, L(max_size)},
+	{OPT_MAX_QPS, true, NUM_UINT, 1, 64, L(max_qps)},
+	{OPT_MAX_DURATION, true, NUM_DBL, 0.2, 86400, L(max_duration_s)},
+	{OPT_MAX_ITERS, true, NUM_U32, 1, 100000000, L(max_iters)},
+	{OPT_MAX_CONC, true, NUM_UINT, 1, 64, L(max_concurrent)},
+};
+
+/* 0 parsed, 1 not a numeric option of this command, < 0 bad value. */
+static int opt_num(struct cli_opts *o, int opt, const char *a, bool serve)
 {
 	const char *f = flag_name(opt);
-	struct vt_params *p = &o->p;
-	unsigned long v = 0;
-	int rc = 0;
+	unsigned long v;
+	size_t i;
 
-	switch (opt) {
-	case OPT_SL: rc = num_u(f, a, 0, 15, &v); p->sl = (unsigned)v; break;
-	case OPT_TCLASS: rc = num_u(f, a, 0, 255, &v); p->tclass = (unsigned)v; break;
-	case 'm': rc = num_u(f, a, 256, 4096, &v); p->mtu = (unsigned)v; break;
-	case 'q': rc = num_u(f, a, 1, 64, &v); p->qps = (unsigned)v; break;
-	case 's': rc = num_u(f, a, 1, 1u << 30, &v); p->size = (uint32_t)v; break;
-	case 't': rc = num_u(f, a, 1, 16384, &v); p->tx_depth = (unsigned)v; break;
-	case 'n': rc = num_u(f, a, 1, 100000000, &v); p->iters = (uint32_t)v; break;
-	case 'D': rc = num_d(f, a, 0.2, 86400, &p->duration_s); break;
-	case OPT_MARGIN: rc = num_d(f, a, 0, 43200, &p->margin_s); break;
-	case OPT_INLINE: rc = num_u(f, a, 0, 4096, &v); p->inline_size = (int)v; break;
-	case OPT_CQ_MOD: rc = num_u(f, a, 1, 16384, &v); p->cq_mod = (int)v; break;
-	case OPT_POST_LIST: rc = num_u(f, a, 1, 1024, &v); p->post_list = (unsigned)v; break;
-	case OPT_OUTS: rc = num_u(f, a, 1, 255, &v); p->rd_atomic = (unsigned)v; break;
-	case OPT_INTERVAL: rc = num_d(f, a, 0.001, 60, &p->interval_s); break;
-	case 'b': p->bidir = true; break;
-	case OPT_PEER: rc = split_peer(a, o); break;
-	case OPT_NO_PIN: o->no_pin = true; break;
-	default: return 1;
+	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++) {
+		const struct num_opt *n = &num_opts[i];
+		char *dst = (char *)o + n->off;
+
+		if (n->opt != opt || n->serve != serve)
+			continue;
+		if (n->kind == NUM_DBL)
+			return num_d(f, a, n->min, n->max, (double *)dst);
+		if (num_u(f, a, (unsigned long)n->min, (unsigned long)n->max,
+			  &v))
+			return -EINVAL;
+		if (n->kind == NUM_INT)
+			*(int *)dst = (int)v;
+		else if (n->kind == NUM_U32)
+			*(uint32_t *)dst = (uint32_t)v;
+		else
+			*(unsigned *)dst = (unsigned)v;
+		return 0;
 	}
-	return rc;
+	return 1;
 }
 
-/* The responder's limits. */
-static int opt_serve(struct cli_opts *o, int opt, const char *a)
+/* Flags and strings of one command. */
+static int opt_other(struct cli_opts *o, int opt, const char *a, bool serve)
 {
-	const char *f = flag_name(opt);
-	struct vt_limits *l = &o->lim;
-	unsigned long v = 0;
-	int rc = 0;
-
-	switch (opt) {
-	case OPT_BIND:
+	if (serve && opt == OPT_BIND) {
 		ctrl_strlcpy(o->bind, a, sizeof(o->bind));
-		break;
-	case OPT_MAX_SIZE: rc = num_u(f, a, 1, 1u << 30, &v); l->max_size = (uint32_t)v; break;
-	case OPT_MAX_QPS: rc = num_u(f, a, 1, 64, &v); l->max_qps = (unsigned)v; break;
-	case OPT_MAX_DURATION: rc = num_d(f, a, 0.2, 86400, &l->max_duration_s); break;
-	case OPT_MAX_ITERS: rc = num_u(f, a, 1, 100000000, &v); l->max_iters = (uint32_t)v; break;
-	case OPT_MAX_CONC: rc = num_u(f, a, 1, 64, &v); l->max_concurrent = (unsigned)v; break;
-	case OPT_ONCE: o->once = true; break;
-	default: return 1;
+		return 0;
 	}
-	return rc;
+	if (serve && opt == OPT_ONCE) {
+		o->once = true;
+		return 0;
+	}
+	if (!serve && opt == 'b') {
+		o->p.bidir = true;
+		return 0;
+	}
+	if (!serve && opt == OPT_NO_PIN) {
+		o->no_pin = true;
+		return 0;
+	}
+	if (!serve && opt == OPT_PEER)
+		return split_peer(a, o);
+	return opt_num(o, opt, a, serve);
 }
 
 static int parse(struct cli_opts *o, int argc, char **argv, bool serve)
@@ -329,17 +390,20 @@ static int parse(struct cli_opts *o, int argc, char **argv, bool serve)
 		const char *a = optarg ? optarg : "";
 
 		if (opt == '?' || opt == ':') {
-			fprintf(stderr, "ibpulse-probe %s: bad or incomplete "
+			fprintf(stderr,
+				"ibpulse-probe %s: bad or incomplete "
 				"option '%s' (try ibpulse-probe --help)\n",
 				argv[0], argv[optind - 1]);
 			return -EINVAL;
 		}
 		rc = opt_port(o, opt, a);
 		if (rc > 0)
-			rc = serve ? opt_serve(o, opt, a) : opt_run(o, opt, a);
+			rc = opt_other(o, opt, a, serve);
 		if (rc > 0) {
-			fprintf(stderr, "ibpulse-probe %s: option '%s' does "
-				"not apply here\n", argv[0], argv[optind - 1]);
+			fprintf(stderr,
+				"ibpulse-probe %s: option %s does not apply "
+				"here\n",
+				argv[0], flag_name(opt));
 			return -EINVAL;
 		}
 		if (rc)
@@ -433,14 +497,15 @@ int verbs_cmd_run(int argc, char **argv)
 	if (parse(o, argc, argv, false))
 		goto out;
 	if (optind != argc - 1 || !(o->p.test = vt_test_parse(argv[optind]))) {
-		fprintf(stderr, "ibpulse-probe run: name one test: write_bw "
+		fprintf(stderr,
+			"ibpulse-probe run: name one test: write_bw "
 			"read_bw send_bw write_lat read_lat send_lat fadd_lat "
 			"cas_lat fadd_bw cas_bw\n");
 		goto out;
 	}
 	if (!o->host[0]) {
 		fprintf(stderr, "ibpulse-probe run: --peer HOST[:PORT] is "
-			"required\n");
+				"required\n");
 		goto out;
 	}
 	if (vt_params_check(&o->p, err, sizeof(err))) {
@@ -482,8 +547,8 @@ static void on_result(const struct vt_result *res, void *arg)
 	if (res->status)
 		log_warn("test failed: %s", res->error);
 	else
-		log_info("test done: %s from %s",
-			 res->used.device, res->used.remote_gid);
+		log_info("test done: %s from %s", res->used.device,
+			 res->used.remote_gid);
 	if (so->json) {
 		flockfile(stdout);
 		vout_json(stdout, res->test, "responder", res, 1);
@@ -494,17 +559,18 @@ static void on_result(const struct vt_result *res, void *arg)
 
 static int serve_run(struct cli_opts *o, struct vt_serve_cfg *cfg)
 {
-	struct serve_out so = { .json = o->json };
-	struct sigaction sa = { .sa_handler = on_stop };
+	struct serve_out so = {.json = o->json};
+	struct sigaction sa = {.sa_handler = on_stop};
 	unsigned port = 0;
 	int lfd, rc;
 
 	rc = ctrl_listen(o->bind[0] ? o->bind : NULL,
 			 o->port[0] ? o->port : VT_DEFAULT_PORT, &lfd, &port);
 	if (rc) {
-		fprintf(stderr, "ibpulse-probe serve: cannot listen on port "
-			"%s: %s\n", o->port[0] ? o->port : VT_DEFAULT_PORT,
-			strerror(-rc));
+		fprintf(stderr,
+			"ibpulse-probe serve: cannot listen on port "
+			"%s: %s\n",
+			o->port[0] ? o->port : VT_DEFAULT_PORT, strerror(-rc));
 		return EXIT_FAILURE;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -543,8 +609,10 @@ int verbs_cmd_serve(int argc, char **argv)
 	if (parse(o, argc, argv, true))
 		goto out;
 	if (optind != argc) {
-		fprintf(stderr, "ibpulse-probe serve: unexpected argument "
-			"'%s'\n", argv[optind]);
+		fprintf(stderr,
+			"ibpulse-probe serve: unexpected argument "
+			"'%s'\n",
+			argv[optind]);
 		goto out;
 	}
 	memset(&cfg, 0, sizeof(cfg));

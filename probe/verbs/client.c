@@ -50,11 +50,13 @@ static int greet(struct vsess *s)
 		return vsess_fail(s, -EBADMSG, "malformed CHALLENGE");
 	memcpy(s->nonce_s, ch.nonce, CTRL_NONCE_LEN);
 	if (ch.auth_required && !s->secret)
-		return vsess_fail(s, -EACCES, "the responder requires a shared "
+		return vsess_fail(s, -EACCES,
+				  "the responder requires a shared "
 				  "secret (--secret-file)");
 	/* With a secret we insist the responder proves it knows it too. */
 	if (!ch.auth_required && s->secret)
-		return vsess_fail(s, -EACCES, "the responder does not use a "
+		return vsess_fail(s, -EACCES,
+				  "the responder does not use a "
 				  "shared secret but one was given");
 	return 0;
 }
@@ -78,12 +80,12 @@ static int request(struct vsess *s, const struct vt_params *p,
 	rc = vsess_expect(s, CTRL_ACCEPT, vsess_deadline(s));
 	if (rc)
 		return rc;
-	if (ctrl_accept_decode(s->in, s->h.len, &acc) ||
-	    acc.ep.nqps != u->qps)
+	if (ctrl_accept_decode(s->in, s->h.len, &acc) || acc.ep.nqps != u->qps)
 		return vsess_fail(s, -EBADMSG, "malformed ACCEPT");
-	if (s->secret && vsess_verify(s, s->h.len, VSESS_LABEL_ACC,
-				      s->nonce_c, s->nonce_s))
-		return vsess_fail(s, -EACCES, "the responder's ACCEPT does "
+	if (s->secret &&
+	    vsess_verify(s, s->h.len, VSESS_LABEL_ACC, s->nonce_c, s->nonce_s))
+		return vsess_fail(s, -EACCES,
+				  "the responder's ACCEPT does "
 				  "not carry a valid MAC for our secret");
 	s->remote = acc.ep;
 	rc = vsess_agree(s, &s->local, &s->remote, why, sizeof(why));
@@ -94,11 +96,12 @@ static int request(struct vsess *s, const struct vt_params *p,
 	return 0;
 }
 
-static int build(struct vsess *s, const struct vt_params *p,
-		 struct vt_used *u)
+static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 {
 	struct veng_cfg cfg = {
-		.qps = u->qps, .size = u->size, .tx_depth = u->tx_depth,
+		.qps = u->qps,
+		.size = u->size,
+		.tx_depth = u->tx_depth,
 		.inline_size = u->inline_size,
 	};
 	char why[VT_ERR_MAX];
@@ -106,8 +109,9 @@ static int build(struct vsess *s, const struct vt_params *p,
 
 	if (p->test == VT_SEND_LAT)
 		cfg.rx_depth = 4;
-	s->rd = s->dev->max_rd_atomic < s->remote.rd_atomic ?
-		s->dev->max_rd_atomic : s->remote.rd_atomic;
+	s->rd = s->dev->max_rd_atomic < s->remote.rd_atomic
+			? s->dev->max_rd_atomic
+			: s->remote.rd_atomic;
 	cfg.rd_atomic = s->rd;
 	rc = veng_new(s->dev, &cfg, &s->eng, why, sizeof(why));
 	if (!rc)
@@ -122,8 +126,8 @@ static int build(struct vsess *s, const struct vt_params *p,
 	}
 	u->inline_size = s->eng->cfg.inline_size;
 	veng_endpoint(s->eng, &s->local);
-	rc = vsess_send(s, ctrl_connect_encode(&s->local, s->out,
-					       sizeof(s->out)));
+	rc = vsess_send(s,
+			ctrl_connect_encode(&s->local, s->out, sizeof(s->out)));
 	if (rc)
 		return vsess_fail(s, rc, "sending CONNECT: %s", strerror(-rc));
 	return vsess_expect(s, CTRL_READY, vsess_deadline(s));
@@ -132,19 +136,26 @@ static int build(struct vsess *s, const struct vt_params *p,
 static int measure(struct vsess *s, const struct vt_params *p,
 		   const struct vt_used *u)
 {
-	double budget = u->duration_s > 0 ? u->duration_s + 2 * p->timeout_s
-					  : 3600;
+	double budget =
+		u->duration_s > 0 ? u->duration_s + 2 * p->timeout_s : 3600;
 	struct vwatch w = {
 		.fd = s->fd,
 		.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9),
 		.stall_ns = (uint64_t)(p->timeout_s * 1e9),
 	};
 	struct vrun r = {
-		.e = s->eng, .remote = &s->remote, .test = p->test,
-		.size = u->size, .iters = u->iters,
-		.duration_s = u->duration_s, .margin_s = u->margin_s,
-		.interval_s = p->interval_s, .cq_mod = u->cq_mod,
-		.post_list = u->post_list, .do_send = true, .watch = &w,
+		.e = s->eng,
+		.remote = &s->remote,
+		.test = p->test,
+		.size = u->size,
+		.iters = u->iters,
+		.duration_s = u->duration_s,
+		.margin_s = u->margin_s,
+		.interval_s = p->interval_s,
+		.cq_mod = u->cq_mod,
+		.post_list = u->post_list,
+		.do_send = true,
+		.watch = &w,
 		.use_inline = u->inline_size && u->size <= u->inline_size,
 	};
 
@@ -160,8 +171,8 @@ static int trade(struct vsess *s)
 	int rc;
 
 	vsess_side_to_msg(&s->res->local, &m);
-	rc = vsess_send(s, ctrl_result_encode(CTRL_DONE, &m, s->out,
-					      sizeof(s->out)));
+	rc = vsess_send(
+		s, ctrl_result_encode(CTRL_DONE, &m, s->out, sizeof(s->out)));
 	if (rc)
 		return rc;
 	rc = ctrl_recv(s->fd, &s->h, s->in, vsess_deadline(s));
@@ -187,8 +198,8 @@ static void note_port_state(struct vsess *s)
 		 s->dev->name, s->dev->port, ibv_port_state_str(pa.state));
 }
 
-static int session(struct vsess *s, const struct vt_params *p,
-		   const char *host, const char *port)
+static int session(struct vsess *s, const struct vt_params *p, const char *host,
+		   const char *port)
 {
 	struct vt_result *res = s->res;
 	char err[VT_ERR_MAX];
@@ -199,8 +210,10 @@ static int session(struct vsess *s, const struct vt_params *p,
 		return vsess_fail(s, rc, "%s", err);
 	rc = ctrl_connect(host, port, vsess_deadline(s), &s->fd);
 	if (rc)
-		return vsess_fail(s, rc, "cannot reach responder %s port %s: "
-				  "%s", host, port, strerror(-rc));
+		return vsess_fail(s, rc,
+				  "cannot reach responder %s port %s: "
+				  "%s",
+				  host, port, strerror(-rc));
 	rc = greet(s);
 	if (!rc)
 		rc = request(s, p, &res->used);
@@ -227,8 +240,11 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 	   struct vt_result *res)
 {
 	struct vsess s = {
-		.fd = -1, .step_s = p->timeout_s, .secret = p->secret,
-		.secret_len = p->secret_len, .res = res,
+		.fd = -1,
+		.step_s = p->timeout_s,
+		.secret = p->secret,
+		.secret_len = p->secret_len,
+		.res = res,
 	};
 	char err[VT_ERR_MAX];
 	int rc;

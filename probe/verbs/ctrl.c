@@ -41,15 +41,15 @@ static void w_u8(struct wr *w, uint8_t v)
 
 static void w_u16(struct wr *w, uint16_t v)
 {
-	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
 
 	w_bytes(w, b, 2);
 }
 
 static void w_u32(struct wr *w, uint32_t v)
 {
-	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),
-			 (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16),
+			(uint8_t)(v >> 8), (uint8_t)v};
 
 	w_bytes(w, b, 4);
 }
@@ -128,7 +128,8 @@ static void r_str(struct rd *r, char *dst, size_t max)
 	r_bytes(r, dst, n);
 	dst[r->err ? 0 : n] = '\0';
 	for (i = 0; i < n && !r->err; i++)
-		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
+		if ((unsigned char)dst[i] < 0x20 ||
+		    (unsigned char)dst[i] > 0x7e)
 			r->err = -EBADMSG;
 }
 
@@ -166,7 +167,7 @@ static int w_finish(struct wr *w)
 
 static struct wr w_start(uint8_t *buf, size_t cap, int type)
 {
-	struct wr w = { .p = buf, .cap = cap };
+	struct wr w = {.p = buf, .cap = cap};
 
 	w_hdr(&w, type);
 	return w;
@@ -174,7 +175,7 @@ static struct wr w_start(uint8_t *buf, size_t cap, int type)
 
 int ctrl_hdr_decode(const uint8_t *buf, size_t len, struct ctrl_hdr *h)
 {
-	struct rd r = { .p = buf, .len = len };
+	struct rd r = {.p = buf, .len = len};
 
 	h->magic = r_u32(&r);
 	h->version = r_u16(&r);
@@ -204,10 +205,10 @@ void ctrl_strlcpy(char *dst, const char *src, size_t len)
 const char *ctrl_type_name(int type)
 {
 	static const char *const names[] = {
-		[CTRL_HELLO] = "HELLO",	      [CTRL_CHALLENGE] = "CHALLENGE",
-		[CTRL_REQUEST] = "REQUEST",   [CTRL_ACCEPT] = "ACCEPT",
-		[CTRL_REFUSE] = "REFUSE",     [CTRL_CONNECT] = "CONNECT",
-		[CTRL_READY] = "READY",	      [CTRL_DONE] = "DONE",
+		[CTRL_HELLO] = "HELLO",	    [CTRL_CHALLENGE] = "CHALLENGE",
+		[CTRL_REQUEST] = "REQUEST", [CTRL_ACCEPT] = "ACCEPT",
+		[CTRL_REFUSE] = "REFUSE",   [CTRL_CONNECT] = "CONNECT",
+		[CTRL_READY] = "READY",	    [CTRL_DONE] = "DONE",
 		[CTRL_RESULT] = "RESULT",
 	};
 
@@ -226,7 +227,7 @@ int ctrl_hello_encode(const struct ctrl_hello *m, uint8_t *buf, size_t cap)
 
 int ctrl_hello_decode(const uint8_t *p, size_t len, struct ctrl_hello *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 
 	r_bytes(&r, m->nonce, CTRL_NONCE_LEN);
 	return r_end(&r);
@@ -245,7 +246,7 @@ int ctrl_challenge_encode(const struct ctrl_challenge *m, uint8_t *buf,
 int ctrl_challenge_decode(const uint8_t *p, size_t len,
 			  struct ctrl_challenge *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 
 	r_bytes(&r, m->nonce, CTRL_NONCE_LEN);
 	m->auth_required = r_u8(&r);
@@ -304,8 +305,8 @@ static void r_endpoint(struct rd *r, struct ctrl_endpoint *e)
 	e->nqps = r_u16(r);
 	if (r->err)
 		return;
-	if (e->gid_type > 3 || e->link_layer > 2 || e->mtu < 1 ||
-	    e->mtu > 5 || e->mtu_forced > 1 || e->nqps > CTRL_MAX_QPS ||
+	if (e->gid_type > 3 || e->link_layer > 2 || e->mtu < 1 || e->mtu > 5 ||
+	    e->mtu_forced > 1 || e->nqps > CTRL_MAX_QPS ||
 	    (e->pkey & 0x7fff) == 0) {
 		r->err = -EBADMSG;
 		return;
@@ -318,8 +319,7 @@ static void r_endpoint(struct rd *r, struct ctrl_endpoint *e)
 	}
 }
 
-int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf,
-			size_t cap)
+int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap)
 {
 	struct wr w = w_start(buf, cap, CTRL_REQUEST);
 
@@ -340,7 +340,7 @@ int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf,
 
 int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 
 	memset(m, 0, sizeof(*m));
 	m->test = r_u16(&r);
@@ -375,15 +375,14 @@ int ctrl_accept_encode(const struct ctrl_accept *m, uint8_t *buf, size_t cap)
 
 int ctrl_accept_decode(const uint8_t *p, size_t len, struct ctrl_accept *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 
 	r_endpoint(&r, &m->ep);
 	r_bytes(&r, m->mac, CTRL_MAC_LEN);
 	return r_end(&r);
 }
 
-int ctrl_connect_encode(const struct ctrl_endpoint *m, uint8_t *buf,
-			size_t cap)
+int ctrl_connect_encode(const struct ctrl_endpoint *m, uint8_t *buf, size_t cap)
 {
 	struct wr w = w_start(buf, cap, CTRL_CONNECT);
 
@@ -393,7 +392,7 @@ int ctrl_connect_encode(const struct ctrl_endpoint *m, uint8_t *buf,
 
 int ctrl_connect_decode(const uint8_t *p, size_t len, struct ctrl_endpoint *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 
 	r_endpoint(&r, m);
 	return r_end(&r);
@@ -410,7 +409,7 @@ int ctrl_refuse_encode(const struct ctrl_refuse *m, uint8_t *buf, size_t cap)
 
 int ctrl_refuse_decode(const uint8_t *p, size_t len, struct ctrl_refuse *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 
 	m->code = (int32_t)r_u32(&r);
 	r_str(&r, m->reason, CTRL_REASON_MAX);
@@ -447,7 +446,7 @@ int ctrl_result_encode(int type, const struct ctrl_result *m, uint8_t *buf,
 
 int ctrl_result_decode(const uint8_t *p, size_t len, struct ctrl_result *m)
 {
-	struct rd r = { .p = p, .len = len };
+	struct rd r = {.p = p, .len = len};
 	unsigned i;
 
 	m->status = (int32_t)r_u32(&r);
@@ -464,8 +463,7 @@ int ctrl_result_decode(const uint8_t *p, size_t len, struct ctrl_result *m)
 	for (i = 0; i < 7; i++)
 		m->lat_ns[i] = r_u64(&r);
 	r_str(&r, m->error, CTRL_REASON_MAX);
-	if (!r.err && (m->status > 0 || m->status < -4095 ||
-		       m->wc_status > 64))
+	if (!r.err && (m->status > 0 || m->status < -4095 || m->wc_status > 64))
 		return -EBADMSG;
 	return r_end(&r);
 }

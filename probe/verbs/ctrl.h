@@ -61,17 +61,17 @@ struct ctrl_challenge {
 struct ctrl_endpoint {
 	uint16_t lid;
 	uint8_t gid[16];
-	uint8_t gid_type;	/* enum vt_gid_type */
-	uint8_t link_layer;	/* IBV_LINK_LAYER_* */
+	uint8_t gid_type;   /* enum vt_gid_type */
+	uint8_t link_layer; /* IBV_LINK_LAYER_* */
 	uint8_t gid_index;
-	uint16_t pkey;		/* value with the membership bit */
+	uint16_t pkey; /* value with the membership bit */
 	uint16_t pkey_index;
-	uint8_t mtu;		/* enum ibv_mtu, 1..5 */
-	uint8_t mtu_forced;	/* 1: the user asked for exactly this MTU */
-	uint8_t rd_atomic;	/* outstanding reads/atomics it can take */
+	uint8_t mtu;	    /* enum ibv_mtu, 1..5 */
+	uint8_t mtu_forced; /* 1: the user asked for exactly this MTU */
+	uint8_t rd_atomic;  /* outstanding reads/atomics it can take */
 	uint32_t rkey;
 	uint64_t addr;
-	uint64_t stride;	/* bytes between per-QP buffers */
+	uint64_t stride; /* bytes between per-QP buffers */
 	uint16_t nqps;
 	uint32_t qpn[CTRL_MAX_QPS];
 	uint32_t psn[CTRL_MAX_QPS];
@@ -81,13 +81,13 @@ struct ctrl_endpoint {
 #define CTRL_F_INLINE 0x2
 
 struct ctrl_request {
-	uint16_t test;		/* enum vt_test */
-	uint16_t flags;		/* CTRL_F_* */
+	uint16_t test;	/* enum vt_test */
+	uint16_t flags; /* CTRL_F_* */
 	uint16_t qps;
 	uint32_t size;
 	uint32_t tx_depth;
 	uint32_t iters;
-	uint32_t duration_ms;	/* 0: iteration mode */
+	uint32_t duration_ms; /* 0: iteration mode */
 	uint32_t inline_size;
 	uint8_t sl;
 	uint8_t tclass;
@@ -101,14 +101,14 @@ struct ctrl_accept {
 };
 
 struct ctrl_refuse {
-	int32_t code;			/* negative errno */
+	int32_t code; /* negative errno */
 	char reason[CTRL_REASON_MAX + 1];
 };
 
 /* The numbers one side measured; sent in DONE and RESULT. */
 struct ctrl_result {
-	int32_t status;			/* 0 or negative errno */
-	uint16_t wc_status;		/* enum ibv_wc_status of the first failure */
+	int32_t status;	    /* 0 or negative errno */
+	uint16_t wc_status; /* enum ibv_wc_status of the first failure */
 	uint16_t wc_opcode;
 	uint64_t bytes;
 	uint64_t msgs;
@@ -118,7 +118,7 @@ struct ctrl_result {
 	uint64_t bw_peak_bps;
 	uint64_t bw_min_bps;
 	uint64_t lat_n;
-	uint64_t lat_ns[7];		/* min, median, mean, p99, p99.9, max, stdev */
+	uint64_t lat_ns[7]; /* min, median, mean, p99, p99.9, max, stdev */
 	char error[CTRL_REASON_MAX + 1];
 };
 
@@ -136,8 +136,7 @@ int ctrl_challenge_encode(const struct ctrl_challenge *m, uint8_t *buf,
 			  size_t cap);
 int ctrl_challenge_decode(const uint8_t *p, size_t len,
 			  struct ctrl_challenge *m);
-int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf,
-			size_t cap);
+int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap);
 int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m);
 int ctrl_accept_encode(const struct ctrl_accept *m, uint8_t *buf, size_t cap);
 int ctrl_accept_decode(const uint8_t *p, size_t len, struct ctrl_accept *m);

@@ -35,7 +35,7 @@ uint64_t ctrl_now_ns(void)
 static int wait_fd(int fd, short events, uint64_t deadline_ns)
 {
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = events };
+		struct pollfd pfd = {.fd = fd, .events = events};
 		uint64_t now = ctrl_now_ns();
 		int ms, rc;
 
@@ -112,7 +112,7 @@ int ctrl_recv(int fd, struct ctrl_hdr *h, uint8_t *payload,
 void ctrl_send_refuse(int fd, int code, const char *reason,
 		      uint64_t deadline_ns)
 {
-	struct ctrl_refuse m = { .code = code < 0 ? code : -EPERM };
+	struct ctrl_refuse m = {.code = code < 0 ? code : -EPERM};
 	uint8_t buf[CTRL_HDR_LEN + CTRL_REASON_MAX + 8];
 	int len;
 
@@ -137,7 +137,8 @@ static int connect_one(const struct addrinfo *ai, uint64_t deadline_ns)
 	int fd, rc, err = 0;
 	socklen_t elen = sizeof(err);
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	fd = socket(ai->ai_family,
+		    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		    ai->ai_protocol);
 	if (fd < 0)
 		return -errno;
@@ -162,7 +163,7 @@ fail:
 int ctrl_connect(const char *host, const char *port, uint64_t deadline_ns,
 		 int *fd_out)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL, *ai;
 	int rc;
 
@@ -197,8 +198,8 @@ static unsigned bound_port(int fd)
 int ctrl_listen(const char *addr, const char *port, int *fd_out,
 		unsigned *port_out)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE };
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_PASSIVE};
 	struct addrinfo *res = NULL, *ai;
 	int rc, fd = -1, one = 1;
 
@@ -212,7 +213,8 @@ int ctrl_listen(const char *addr, const char *port, int *fd_out,
 			rc = -errno;
 			continue;
 		}
-		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				 sizeof(one));
 		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 16))
 			break;
 		rc = -errno;
@@ -246,7 +248,8 @@ int ctrl_mac(const uint8_t *secret, size_t secret_len, const char *label,
 	off += CTRL_NONCE_LEN;
 	memcpy(msg + off, payload, len);
 	off += len;
-	if (!HMAC(EVP_sha256(), secret, (int)secret_len, msg, off, mac, &mlen) ||
+	if (!HMAC(EVP_sha256(), secret, (int)secret_len, msg, off, mac,
+		  &mlen) ||
 	    mlen != CTRL_MAC_LEN)
 		return -EIO;
 	return 0;

@@ -126,11 +126,13 @@ static int resolve_gid(const struct vt_params *p, struct vdev *d,
 	if (rc) {
 		vres_gid_table_str(port, table, sizeof(table));
 		if (p->gid_index >= 0)
-			snprintf(err, len, "%s port %u: no GID at index %d; "
-				 "GIDs:\n%s", d->name, d->port, p->gid_index,
-				 table);
+			snprintf(err, len,
+				 "%s port %u: no GID at index %d; "
+				 "GIDs:\n%s",
+				 d->name, d->port, p->gid_index, table);
 		else
-			snprintf(err, len, "%s port %u: no GID matches '%s'%s; "
+			snprintf(err, len,
+				 "%s port %u: no GID matches '%s'%s; "
 				 "selectors: v1 v2 ipv4 ipv6 v2-ipv4 v2-ipv6 "
 				 "v1-ipv4 v1-ipv6 or an address; GIDs:\n%s",
 				 d->name, d->port, p->gid_sel,
@@ -163,13 +165,15 @@ static int resolve_pkey(const struct vt_params *p, struct vdev *d,
 	if (rc) {
 		vres_pkey_table_str(port, table, sizeof(table));
 		if (p->pkey_index >= 0)
-			snprintf(err, len, "%s port %u: no P_Key at index %d; "
-				 "P_Keys:\n%s", d->name, d->port, p->pkey_index,
-				 table);
+			snprintf(err, len,
+				 "%s port %u: no P_Key at index %d; "
+				 "P_Keys:\n%s",
+				 d->name, d->port, p->pkey_index, table);
 		else
-			snprintf(err, len, "%s port %u: P_Key 0x%04x is not in "
-				 "the table; P_Keys:\n%s", d->name, d->port,
-				 p->pkey, table);
+			snprintf(err, len,
+				 "%s port %u: P_Key 0x%04x is not in "
+				 "the table; P_Keys:\n%s",
+				 d->name, d->port, p->pkey, table);
 		return -ENOENT;
 	}
 	d->pkey_index = idx;
@@ -177,8 +181,8 @@ static int resolve_pkey(const struct vt_params *p, struct vdev *d,
 	return 0;
 }
 
-static int resolve_mtu_rd(const struct vt_params *p, struct vdev *d,
-			  char *err, size_t len)
+static int resolve_mtu_rd(const struct vt_params *p, struct vdev *d, char *err,
+			  size_t len)
 {
 	unsigned max_init = (unsigned)d->dattr.max_qp_init_rd_atom;
 
@@ -186,9 +190,10 @@ static int resolve_mtu_rd(const struct vt_params *p, struct vdev *d,
 	if (p->mtu) {
 		if (veng_mtu_enum(p->mtu, &d->mtu) ||
 		    d->mtu > d->pattr.max_mtu) {
-			snprintf(err, len, "--mtu %u: valid MTUs on %s port %u "
-				 "are 256..%u (powers of two)", p->mtu,
-				 d->name, d->port,
+			snprintf(err, len,
+				 "--mtu %u: valid MTUs on %s port %u "
+				 "are 256..%u (powers of two)",
+				 p->mtu, d->name, d->port,
 				 veng_mtu_bytes(d->pattr.max_mtu));
 			return -EINVAL;
 		}

@@ -28,10 +28,10 @@ struct vdev {
 	union ibv_gid gid;
 	unsigned pkey_index;
 	unsigned pkey;
-	enum ibv_mtu mtu;		/* chosen here (forced or active) */
+	enum ibv_mtu mtu; /* chosen here (forced or active) */
 	bool mtu_forced;
-	unsigned max_rd_atomic;		/* what this side can issue */
-	unsigned max_dest_rd_atomic;	/* what this side can take */
+	unsigned max_rd_atomic;	     /* what this side can issue */
+	unsigned max_dest_rd_atomic; /* what this side can take */
 };
 
 /*
@@ -50,10 +50,10 @@ int veng_mtu_enum(unsigned bytes, enum ibv_mtu *out);
 struct veng_cfg {
 	unsigned qps;
 	uint32_t size;
-	unsigned tx_depth;	/* send queue depth per QP */
-	unsigned rx_depth;	/* receive queue depth per QP, 0: none */
+	unsigned tx_depth; /* send queue depth per QP */
+	unsigned rx_depth; /* receive queue depth per QP, 0: none */
 	unsigned inline_size;
-	unsigned rd_atomic;	/* outstanding reads/atomics issued */
+	unsigned rd_atomic; /* outstanding reads/atomics issued */
 };
 
 struct veng {
@@ -62,7 +62,7 @@ struct veng {
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	uint8_t *buf;
-	size_t stride;		/* bytes per QP, page-rounded */
+	size_t stride; /* bytes per QP, page-rounded */
 	size_t buf_len;
 	struct ibv_cq *scq;
 	struct ibv_cq *rcq;

@@ -19,7 +19,7 @@ struct latctx {
 	struct vt_side *out;
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
-	volatile uint8_t *rx_last;	/* last byte the peer writes */
+	volatile uint8_t *rx_last; /* last byte the peer writes */
 	uint8_t *tx_last;
 	unsigned spins;
 };
@@ -201,7 +201,7 @@ static int lat_stats(struct vrun *r, const uint64_t *t, struct vt_side *out)
 
 int vlat_run(struct vrun *r, bool initiator, struct vt_side *out)
 {
-	struct latctx c = { .r = r, .out = out };
+	struct latctx c = {.r = r, .out = out};
 	double cpu0 = vrun_cpu_s();
 	uint64_t *t = NULL;
 	int rc;

@@ -19,16 +19,20 @@ static void table_params(FILE *f, enum vt_test test, const struct vt_used *u)
 	fprintf(f, "---------------------------------------------------------"
 		   "------------------------------\n");
 	fprintf(f, " ibpulse %s\n", vt_test_name(test));
-	fprintf(f, " Device %s port %u   GID index %u (%s %s)   P_Key 0x%04x "
-		   "(index %u)   MTU %u\n", u->device, u->ib_port, u->gid_index,
+	fprintf(f,
+		" Device %s port %u   GID index %u (%s %s)   P_Key 0x%04x "
+		"(index %u)   MTU %u\n",
+		u->device, u->ib_port, u->gid_index,
 		vt_gid_type_name(u->gid_type), u->gid, u->pkey, u->pkey_index,
 		u->mtu);
 	fprintf(f, " Remote GID index %u (%s)   P_Key 0x%04x\n",
 		u->remote_gid_index, u->remote_gid, u->remote_pkey);
-	fprintf(f, " QPs %u   size %u   TX depth %u   CQ moderation %u   "
-		   "post list %u   inline %u   outstanding reads %u%s\n",
+	fprintf(f,
+		" QPs %u   size %u   TX depth %u   CQ moderation %u   "
+		"post list %u   inline %u   outstanding reads %u%s\n",
 		u->qps, u->size, u->tx_depth, u->cq_mod, u->post_list,
-		u->inline_size, u->rd_atomic, u->bidir ? "   bidirectional" : "");
+		u->inline_size, u->rd_atomic,
+		u->bidir ? "   bidirectional" : "");
 	if (u->duration_s > 0)
 		fprintf(f, " Duration %.1f s, margin %.2f s each end\n",
 			u->duration_s, u->margin_s);
@@ -51,10 +55,12 @@ static void table_lat(FILE *f, const struct vt_side *s, uint32_t size)
 {
 	const struct vstats_lat *l = &s->lat;
 
-	fprintf(f, " %-8u %-11zu %-12.2f %-12.2f %-16.2f %-12.2f %-14.2f "
-		   "%-12.2f %.2f\n", size, l->n, l->min_s * 1e6, l->max_s * 1e6,
-		l->median_s * 1e6, l->mean_s * 1e6, l->stdev_s * 1e6,
-		l->p99_s * 1e6, l->p999_s * 1e6);
+	fprintf(f,
+		" %-8u %-11zu %-12.2f %-12.2f %-16.2f %-12.2f %-14.2f "
+		"%-12.2f %.2f\n",
+		size, l->n, l->min_s * 1e6, l->max_s * 1e6, l->median_s * 1e6,
+		l->mean_s * 1e6, l->stdev_s * 1e6, l->p99_s * 1e6,
+		l->p999_s * 1e6);
 }
 
 void vout_table(FILE *f, enum vt_test test, const struct vt_result *res)
@@ -89,57 +95,52 @@ void vout_table(FILE *f, enum vt_test test, const struct vt_result *res)
 
 static json_t *json_side(const struct vt_side *s)
 {
-	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f, s:f, s:f, s:f, s:f, "
-			      "s:f}",
-			      "status", s->status ? "error" : "ok",
-			      "error", s->error,
-			      "bytes", (json_int_t)s->bytes,
-			      "messages", (json_int_t)s->msgs,
-			      "elapsed_seconds", s->elapsed_s,
-			      "cpu_seconds", s->cpu_s,
-			      "bw_average_bytes_per_second", s->bw_avg_Bps,
-			      "bw_peak_bytes_per_second", s->bw_peak_Bps,
-			      "bw_min_bytes_per_second", s->bw_min_Bps,
-			      "message_rate_per_second", s->msg_rate);
+	json_t *o = json_pack(
+		"{s:s, s:s, s:I, s:I, s:f, s:f, s:f, s:f, s:f, "
+		"s:f}",
+		"status", s->status ? "error" : "ok", "error", s->error,
+		"bytes", (json_int_t)s->bytes, "messages", (json_int_t)s->msgs,
+		"elapsed_seconds", s->elapsed_s, "cpu_seconds", s->cpu_s,
+		"bw_average_bytes_per_second", s->bw_avg_Bps,
+		"bw_peak_bytes_per_second", s->bw_peak_Bps,
+		"bw_min_bytes_per_second", s->bw_min_Bps,
+		"message_rate_per_second", s->msg_rate);
 
 	if (!o)
 		return NULL;
 	if (s->wc_status)
-		json_object_set_new(o, "wc_status", json_string(
-				    ibv_wc_status_str(s->wc_status)));
+		json_object_set_new(
+			o, "wc_status",
+			json_string(ibv_wc_status_str(s->wc_status)));
 	if (s->has_lat)
-		json_object_set_new(o, "latency", json_pack(
-			"{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-			"samples", (json_int_t)s->lat.n,
-			"min_seconds", s->lat.min_s,
-			"median_seconds", s->lat.median_s,
-			"mean_seconds", s->lat.mean_s,
-			"p99_seconds", s->lat.p99_s,
-			"p99_9_seconds", s->lat.p999_s,
-			"max_seconds", s->lat.max_s,
-			"stdev_seconds", s->lat.stdev_s));
+		json_object_set_new(
+			o, "latency",
+			json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+				  "samples", (json_int_t)s->lat.n,
+				  "min_seconds", s->lat.min_s, "median_seconds",
+				  s->lat.median_s, "mean_seconds",
+				  s->lat.mean_s, "p99_seconds", s->lat.p99_s,
+				  "p99_9_seconds", s->lat.p999_s, "max_seconds",
+				  s->lat.max_s, "stdev_seconds",
+				  s->lat.stdev_s));
 	return o;
 }
 
 static json_t *json_params(const struct vt_used *u)
 {
-	json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, "
-			      "s:I, s:i, s:i, s:i, s:i, s:I, s:f, s:f, s:b}",
-			      "device", u->device, "ib_port", (int)u->ib_port,
-			      "gid_index", (int)u->gid_index, "gid", u->gid,
-			      "gid_type", vt_gid_type_name(u->gid_type),
-			      "pkey", (int)u->pkey,
-			      "pkey_index", (int)u->pkey_index,
-			      "mtu_bytes", (int)u->mtu, "qps", (int)u->qps,
-			      "size_bytes", (json_int_t)u->size,
-			      "tx_depth", (int)u->tx_depth,
-			      "cq_mod", (int)u->cq_mod,
-			      "post_list", (int)u->post_list,
-			      "inline_bytes", (int)u->inline_size,
-			      "iterations", (json_int_t)u->iters,
-			      "duration_seconds", u->duration_s,
-			      "margin_seconds", u->margin_s,
-			      "bidirectional", u->bidir);
+	json_t *o = json_pack(
+		"{s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, "
+		"s:I, s:i, s:i, s:i, s:i, s:I, s:f, s:f, s:b}",
+		"device", u->device, "ib_port", (int)u->ib_port, "gid_index",
+		(int)u->gid_index, "gid", u->gid, "gid_type",
+		vt_gid_type_name(u->gid_type), "pkey", (int)u->pkey,
+		"pkey_index", (int)u->pkey_index, "mtu_bytes", (int)u->mtu,
+		"qps", (int)u->qps, "size_bytes", (json_int_t)u->size,
+		"tx_depth", (int)u->tx_depth, "cq_mod", (int)u->cq_mod,
+		"post_list", (int)u->post_list, "inline_bytes",
+		(int)u->inline_size, "iterations", (json_int_t)u->iters,
+		"duration_seconds", u->duration_s, "margin_seconds",
+		u->margin_s, "bidirectional", u->bidir);
 
 	if (!o)
 		return NULL;
@@ -171,8 +172,8 @@ int vout_json(FILE *f, enum vt_test test, const char *role,
 	json_object_set_new(o, client ? "client" : "responder",
 			    json_side(&res->local));
 	json_object_set_new(o, client ? "responder" : "client",
-			    res->remote_valid ? json_side(&res->remote) :
-						json_null());
+			    res->remote_valid ? json_side(&res->remote)
+					      : json_null());
 	rc = json_dumpf(o, f, compact ? JSON_COMPACT : JSON_INDENT(2));
 	fputc('\n', f);
 	json_decref(o);

@@ -11,11 +11,11 @@
 #include <string.h>
 
 static const char *const test_names[] = {
-	[VT_WRITE_BW] = "write_bw",   [VT_READ_BW] = "read_bw",
-	[VT_SEND_BW] = "send_bw",     [VT_WRITE_LAT] = "write_lat",
-	[VT_READ_LAT] = "read_lat",   [VT_SEND_LAT] = "send_lat",
-	[VT_FADD_LAT] = "fadd_lat",   [VT_CAS_LAT] = "cas_lat",
-	[VT_FADD_BW] = "fadd_bw",     [VT_CAS_BW] = "cas_bw",
+	[VT_WRITE_BW] = "write_bw", [VT_READ_BW] = "read_bw",
+	[VT_SEND_BW] = "send_bw",   [VT_WRITE_LAT] = "write_lat",
+	[VT_READ_LAT] = "read_lat", [VT_SEND_LAT] = "send_lat",
+	[VT_FADD_LAT] = "fadd_lat", [VT_CAS_LAT] = "cas_lat",
+	[VT_FADD_BW] = "fadd_bw",   [VT_CAS_BW] = "cas_bw",
 };
 
 enum vt_test vt_test_parse(const char *name)
@@ -84,7 +84,11 @@ void vt_limits_default(struct vt_limits *l)
 	l->max_concurrent = 2;
 }
 
-#define BAD(...) do { snprintf(err, len, __VA_ARGS__); return -EINVAL; } while (0)
+#define BAD(...)                                                               \
+	do {                                                                   \
+		snprintf(err, len, __VA_ARGS__);                               \
+		return -EINVAL;                                                \
+	} while (0)
 
 static int check_shape(const struct vt_params *p, char *err, size_t len)
 {
@@ -133,7 +137,8 @@ static int check_run(const struct vt_params *p, char *err, size_t len)
 		BAD("--interval %g: valid range 0.001..60 seconds",
 		    p->interval_s);
 	if (p->timeout_s < 0.1 || p->timeout_s > 3600)
-		BAD("--timeout %g: valid range 0.1..3600 seconds", p->timeout_s);
+		BAD("--timeout %g: valid range 0.1..3600 seconds",
+		    p->timeout_s);
 	return 0;
 }
 
@@ -211,8 +216,9 @@ void vt_params_apply(const struct vt_params *p, struct vt_used *u)
 	if (p->inline_size >= 0)
 		u->inline_size = (unsigned)p->inline_size;
 	else
-		u->inline_size = p->test == VT_WRITE_LAT ||
-				 p->test == VT_SEND_LAT ? 220 : 0;
+		u->inline_size =
+			p->test == VT_WRITE_LAT || p->test == VT_SEND_LAT ? 220
+									  : 0;
 	u->bidir = p->bidir;
 	u->ib_port = p->ib_port;
 }

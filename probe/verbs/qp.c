@@ -20,23 +20,24 @@ static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 	struct ibv_qp_init_attr ia = {
 		.send_cq = e->scq,
 		.recv_cq = e->rcq,
-		.cap = {
-			.max_send_wr = e->cfg.tx_depth,
-			.max_recv_wr = e->cfg.rx_depth ? e->cfg.rx_depth : 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-			.max_inline_data = e->cfg.inline_size,
-		},
+		.cap =
+			{
+				.max_send_wr = e->cfg.tx_depth,
+				.max_recv_wr =
+					e->cfg.rx_depth ? e->cfg.rx_depth : 1,
+				.max_send_sge = 1,
+				.max_recv_sge = 1,
+				.max_inline_data = e->cfg.inline_size,
+			},
 		.qp_type = IBV_QPT_RC,
 	};
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = (uint16_t)e->dev->pkey_index,
 		.port_num = (uint8_t)e->dev->port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+		.qp_access_flags =
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	uint8_t rnd[3];
 	int rc;
@@ -44,15 +45,17 @@ static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 	e->qp[i] = ibv_create_qp(e->pd, &ia);
 	if (!e->qp[i]) {
 		rc = errno ? errno : ENOMEM;
-		snprintf(err, len, "ibv_create_qp (send depth %u, inline %u): %s",
+		snprintf(err, len,
+			 "ibv_create_qp (send depth %u, inline %u): %s",
 			 e->cfg.tx_depth, e->cfg.inline_size, strerror(rc));
 		return -rc;
 	}
 	/* The provider may round the inline size; keep what it gave. */
 	if (ia.cap.max_inline_data < e->cfg.inline_size)
 		e->cfg.inline_size = ia.cap.max_inline_data;
-	rc = ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	rc = ibv_modify_qp(e->qp[i], &a,
+			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS);
 	if (rc) {
 		snprintf(err, len, "ibv_modify_qp(INIT): %s", strerror(rc));
 		return -rc;
@@ -78,7 +81,8 @@ static int make_buf(struct veng *e, char *err, size_t len)
 	memset(e->buf, 0, e->buf_len);
 	e->mr = ibv_reg_mr(e->pd, e->buf, e->buf_len,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
 	if (!e->mr) {
 		int rc = errno ? errno : ENOMEM;
 
@@ -115,9 +119,10 @@ int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
 		goto fail;
 	e->scq = ibv_create_cq(dev->ctx, (int)(cfg->tx_depth * cfg->qps + 1),
 			       NULL, NULL, 0);
-	e->rcq = ibv_create_cq(dev->ctx,
-			       (int)((cfg->rx_depth ? cfg->rx_depth : 1) *
-				     cfg->qps + 1), NULL, NULL, 0);
+	e->rcq = ibv_create_cq(
+		dev->ctx,
+		(int)((cfg->rx_depth ? cfg->rx_depth : 1) * cfg->qps + 1), NULL,
+		NULL, 0);
 	if (!e->scq || !e->rcq) {
 		rc = errno ? -errno : -ENOMEM;
 		snprintf(err, errlen, "ibv_create_cq: %s", strerror(-rc));
@@ -184,11 +189,12 @@ static int to_rtr(struct veng *e, unsigned i, const struct ctrl_endpoint *r,
 		.rq_psn = r->psn[i],
 		.max_dest_rd_atomic = (uint8_t)dest_rd,
 		.min_rnr_timer = 12,
-		.ah_attr = {
-			.dlid = r->lid,
-			.sl = (uint8_t)sl,
-			.port_num = (uint8_t)e->dev->port,
-		},
+		.ah_attr =
+			{
+				.dlid = r->lid,
+				.sl = (uint8_t)sl,
+				.port_num = (uint8_t)e->dev->port,
+			},
 	};
 
 	/* RoCE always routes by GID; IB only needs a GRH off-subnet. */
@@ -199,10 +205,11 @@ static int to_rtr(struct veng *e, unsigned i, const struct ctrl_endpoint *r,
 		a.ah_attr.grh.hop_limit = 64;
 		a.ah_attr.grh.traffic_class = (uint8_t)tclass;
 	}
-	return ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER);
+	return ibv_modify_qp(e->qp[i], &a,
+			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				     IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER);
 }
 
 static int to_rts(struct veng *e, unsigned i, unsigned rd)
@@ -216,9 +223,10 @@ static int to_rts(struct veng *e, unsigned i, unsigned rd)
 		.max_rd_atomic = (uint8_t)rd,
 	};
 
-	return ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return ibv_modify_qp(e->qp[i], &a,
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
@@ -257,7 +265,7 @@ int veng_post_recv(struct veng *e, unsigned i)
 		.length = e->cfg.size,
 		.lkey = e->mr->lkey,
 	};
-	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1};
 	struct ibv_recv_wr *bad;
 
 	return -ibv_post_recv(e->qp[i], &wr, &bad);

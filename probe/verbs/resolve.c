@@ -77,8 +77,7 @@ static int read_one_gid(const char *pdir, unsigned idx, bool eth,
 	snprintf(path, sizeof(path), "%s/gids/%u", pdir, idx);
 	if (read_attr(path, val, sizeof(val)))
 		return -ENOENT;
-	if (inet_pton(AF_INET6, val, g->gid) != 1 ||
-	    !memcmp(g->gid, zero, 16))
+	if (inet_pton(AF_INET6, val, g->gid) != 1 || !memcmp(g->gid, zero, 16))
 		return -ENOENT;
 	g->index = idx;
 	snprintf(path, sizeof(path), "%s/gid_attrs/types/%u", pdir, idx);
@@ -151,8 +150,8 @@ int vres_port_read(const char *root, const char *dev, unsigned port,
 	memset(out, 0, sizeof(*out));
 	if (strchr(dev, '/') || !strcmp(dev, "..") || !dev[0])
 		return -EINVAL;
-	snprintf(pdir, sizeof(pdir), "%s/class/infiniband/%s/ports/%u",
-		 root, dev, port);
+	snprintf(pdir, sizeof(pdir), "%s/class/infiniband/%s/ports/%u", root,
+		 dev, port);
 	snprintf(path, sizeof(path), "%s/link_layer", pdir);
 	rc = read_attr(path, val, sizeof(val));
 	if (rc)
@@ -166,7 +165,8 @@ int vres_port_read(const char *root, const char *dev, unsigned port,
 
 static bool gid_is_v4(const uint8_t *g)
 {
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t pfx[12] = {0, 0, 0, 0, 0,	  0,
+					0, 0, 0, 0, 0xff, 0xff};
 
 	return !memcmp(g, pfx, 12);
 }
@@ -192,10 +192,9 @@ static int find_gid(const struct vres_port *port, enum vt_gid_type type,
 	return -ENOENT;
 }
 
-static int find_addr(const struct vres_port *port, const char *sel,
-		     size_t *pos)
+static int find_addr(const struct vres_port *port, const char *sel, size_t *pos)
 {
-	uint8_t want[16] = { 0 };
+	uint8_t want[16] = {0};
 	struct in_addr v4;
 	size_t i;
 	int found = -ENOENT;
@@ -217,18 +216,17 @@ static int find_addr(const struct vres_port *port, const char *sel,
 	return found;
 }
 
-int vres_gid_select(const struct vres_port *port, const char *sel,
-		    size_t *pos)
+int vres_gid_select(const struct vres_port *port, const char *sel, size_t *pos)
 {
 	static const struct {
 		const char *name;
 		enum vt_gid_type type;
 		int family;
 	} sels[] = {
-		{ "v1", VT_GID_ROCE_V1, 0 },	  { "v2", VT_GID_ROCE_V2, 0 },
-		{ "ipv4", VT_GID_UNKNOWN, 4 },	  { "ipv6", VT_GID_UNKNOWN, 6 },
-		{ "v1-ipv4", VT_GID_ROCE_V1, 4 }, { "v1-ipv6", VT_GID_ROCE_V1, 6 },
-		{ "v2-ipv4", VT_GID_ROCE_V2, 4 }, { "v2-ipv6", VT_GID_ROCE_V2, 6 },
+		{"v1", VT_GID_ROCE_V1, 0},	{"v2", VT_GID_ROCE_V2, 0},
+		{"ipv4", VT_GID_UNKNOWN, 4},	{"ipv6", VT_GID_UNKNOWN, 6},
+		{"v1-ipv4", VT_GID_ROCE_V1, 4}, {"v1-ipv6", VT_GID_ROCE_V1, 6},
+		{"v2-ipv4", VT_GID_ROCE_V2, 4}, {"v2-ipv6", VT_GID_ROCE_V2, 6},
 	};
 	size_t i;
 
@@ -251,8 +249,7 @@ int vres_gid_select(const struct vres_port *port, const char *sel,
 	return find_addr(port, sel, pos);
 }
 
-int vres_gid_by_index(const struct vres_port *port, unsigned index,
-		      size_t *pos)
+int vres_gid_by_index(const struct vres_port *port, unsigned index, size_t *pos)
 {
 	size_t i;
 
@@ -291,14 +288,16 @@ int vres_pkey_pair_check(unsigned a, unsigned b, char *err, size_t len)
 	if ((a & 0x7fff) != (b & 0x7fff)) {
 		snprintf(err, len,
 			 "P_Key mismatch: 0x%04x here, 0x%04x at the peer "
-			 "(different partitions)", a, b);
+			 "(different partitions)",
+			 a, b);
 		return -EACCES;
 	}
 	if (!(a & 0x8000) && !(b & 0x8000)) {
 		snprintf(err, len,
 			 "both ends are limited members of P_Key 0x%04x "
 			 "(0x%04x, 0x%04x): limited members cannot talk to "
-			 "each other", a | 0x8000, a, b);
+			 "each other",
+			 a | 0x8000, a, b);
 		return -EACCES;
 	}
 	return 0;

@@ -25,10 +25,10 @@ struct vres_gid {
 };
 
 struct vres_port {
-	bool eth;			/* link layer Ethernet (RoCE) */
-	size_t ngids;			/* non-zero GIDs, by index */
+	bool eth;     /* link layer Ethernet (RoCE) */
+	size_t ngids; /* non-zero GIDs, by index */
 	struct vres_gid gids[VRES_MAX_GIDS];
-	size_t npkeys;			/* table length, holes included */
+	size_t npkeys; /* table length, holes included */
 	uint16_t pkeys[VRES_MAX_PKEYS];
 };
 
@@ -49,8 +49,7 @@ int vres_port_read(const char *root, const char *dev, unsigned port,
  * in out->gids via @pos, -EINVAL for a malformed selector, -ENOENT when no
  * GID matches.
  */
-int vres_gid_select(const struct vres_port *port, const char *sel,
-		    size_t *pos);
+int vres_gid_select(const struct vres_port *port, const char *sel, size_t *pos);
 /* The position of GID table index @index; -ENOENT if empty or absent. */
 int vres_gid_by_index(const struct vres_port *port, unsigned index,
 		      size_t *pos);

@@ -26,13 +26,14 @@ int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 		return -ETIMEDOUT;
 	}
 	if (w->stall_ns && now - w->last_progress_ns > w->stall_ns) {
-		snprintf(why, len, "no progress for %.1f s: the peer or the "
+		snprintf(why, len,
+			 "no progress for %.1f s: the peer or the "
 			 "link stopped answering",
 			 (double)w->stall_ns / 1e9);
 		return -ETIMEDOUT;
 	}
 	if (w->fd >= 0 && now >= w->next_check_ns) {
-		struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
 
 		w->next_check_ns = now + FD_CHECK_NS;
 		if (poll(&pfd, 1, 0) > 0) {
@@ -42,7 +43,8 @@ int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 
 			if (fd_is_end && !closed)
 				return 1;
-			snprintf(why, len, "the peer ended the test early "
+			snprintf(why, len,
+				 "the peer ended the test early "
 				 "(control connection %s)",
 				 closed ? "closed" : "message");
 			return -ECONNRESET;

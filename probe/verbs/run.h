@@ -12,9 +12,9 @@
 #include "engine.h"
 
 struct vwatch {
-	int fd;				/* control socket, -1: none */
-	uint64_t deadline_ns;		/* hard end */
-	uint64_t stall_ns;		/* longest time without progress */
+	int fd;		      /* control socket, -1: none */
+	uint64_t deadline_ns; /* hard end */
+	uint64_t stall_ns;    /* longest time without progress */
 	uint64_t last_progress_ns;
 	uint64_t next_check_ns;
 	const volatile sig_atomic_t *stop;
@@ -33,16 +33,16 @@ struct vrun {
 	const struct ctrl_endpoint *remote;
 	enum vt_test test;
 	uint32_t size;
-	uint32_t iters;			/* per QP; ignored in duration mode */
+	uint32_t iters; /* per QP; ignored in duration mode */
 	double duration_s;
 	double margin_s;
 	double interval_s;
 	unsigned cq_mod;
 	unsigned post_list;
 	bool use_inline;
-	bool do_send;			/* bw: this side posts */
-	bool do_recv;			/* bw: this side takes SENDs */
-	bool peer_may_end;		/* bw: DONE may come before our end */
+	bool do_send;	   /* bw: this side posts */
+	bool do_recv;	   /* bw: this side takes SENDs */
+	bool peer_may_end; /* bw: DONE may come before our end */
 	struct vwatch *watch;
 };
 

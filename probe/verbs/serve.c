@@ -19,16 +19,18 @@
 #include <unistd.h>
 
 /* The limits, checked on the decoded request alone. */
-static int check_limits(const struct vt_limits *l,
-			const struct ctrl_request *q, char *why, size_t len)
+static int check_limits(const struct vt_limits *l, const struct ctrl_request *q,
+			char *why, size_t len)
 {
 	if (!vt_test_name(q->test)) {
 		snprintf(why, len, "unknown test %u", q->test);
 		return -EINVAL;
 	}
 	if (q->size < 1 || q->size > l->max_size) {
-		snprintf(why, len, "message size %u outside 1..%u allowed "
-			 "here", q->size, l->max_size);
+		snprintf(why, len,
+			 "message size %u outside 1..%u allowed "
+			 "here",
+			 q->size, l->max_size);
 		return -E2BIG;
 	}
 	if (q->qps > l->max_qps) {
@@ -37,14 +39,17 @@ static int check_limits(const struct vt_limits *l,
 		return -E2BIG;
 	}
 	if (q->duration_ms > l->max_duration_s * 1000) {
-		snprintf(why, len, "duration %.1f s asked, at most %.1f s "
-			 "allowed here", q->duration_ms / 1000.0,
-			 l->max_duration_s);
+		snprintf(why, len,
+			 "duration %.1f s asked, at most %.1f s "
+			 "allowed here",
+			 q->duration_ms / 1000.0, l->max_duration_s);
 		return -E2BIG;
 	}
 	if (q->iters > l->max_iters) {
-		snprintf(why, len, "%u iterations asked, at most %u allowed "
-			 "here", q->iters, l->max_iters);
+		snprintf(why, len,
+			 "%u iterations asked, at most %u allowed "
+			 "here",
+			 q->iters, l->max_iters);
 		return -E2BIG;
 	}
 	if (q->tx_depth > 16384 || q->inline_size > 4096) {
@@ -80,13 +85,14 @@ static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
 		     struct ctrl_request *q)
 {
 	struct ctrl_hello hello;
-	struct ctrl_challenge ch = { .auth_required = s->secret != NULL };
+	struct ctrl_challenge ch = {.auth_required = s->secret != NULL};
 	char why[CTRL_REASON_MAX + 1];
 	int rc;
 
 	rc = vsess_expect(s, CTRL_HELLO, vsess_deadline(s));
 	if (rc == -EPROTONOSUPPORT) {
-		snprintf(why, sizeof(why), "unsupported control protocol "
+		snprintf(why, sizeof(why),
+			 "unsupported control protocol "
 			 "version %u; this responder speaks %u",
 			 s->h.version, CTRL_VERSION);
 		return refuse(s, rc, why);
@@ -102,14 +108,15 @@ static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
 	memcpy(ch.nonce, s->nonce_s, CTRL_NONCE_LEN);
 	rc = vsess_send(s, ctrl_challenge_encode(&ch, s->out, sizeof(s->out)));
 	if (rc)
-		return vsess_fail(s, rc, "sending CHALLENGE: %s", strerror(-rc));
+		return vsess_fail(s, rc, "sending CHALLENGE: %s",
+				  strerror(-rc));
 	rc = vsess_expect(s, CTRL_REQUEST, vsess_deadline(s));
 	if (rc)
 		return rc;
 	if (ctrl_request_decode(s->in, s->h.len, q))
 		return refuse(s, -EBADMSG, "malformed REQUEST");
-	if (s->secret && vsess_verify(s, s->h.len, VSESS_LABEL_REQ,
-				      s->nonce_s, s->nonce_c))
+	if (s->secret &&
+	    vsess_verify(s, s->h.len, VSESS_LABEL_REQ, s->nonce_s, s->nonce_c))
 		return refuse(s, -EACCES, "authentication failed");
 	rc = check_limits(&cfg->limits, q, why, sizeof(why));
 	if (rc)
@@ -137,15 +144,16 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 	params_from(q, p);
 	vt_params_apply(p, u);
 	s->test = p->test;
-	ec = (struct veng_cfg){ .qps = u->qps, .size = u->size,
-				.tx_depth = u->tx_depth,
-				.inline_size = u->inline_size };
+	ec = (struct veng_cfg){.qps = u->qps,
+			       .size = u->size,
+			       .tx_depth = u->tx_depth,
+			       .inline_size = u->inline_size};
 	if (p->test == VT_SEND_BW)
 		ec.rx_depth = 512;
 	else if (p->test == VT_SEND_LAT)
 		ec.rx_depth = 4;
-	s->rd = s->dev->max_rd_atomic < q->ep.rd_atomic ?
-		s->dev->max_rd_atomic : q->ep.rd_atomic;
+	s->rd = s->dev->max_rd_atomic < q->ep.rd_atomic ? s->dev->max_rd_atomic
+							: q->ep.rd_atomic;
 	rc = veng_new(s->dev, &ec, &s->eng, why, sizeof(why));
 	if (rc)
 		return refuse(s, rc, why);
@@ -176,8 +184,8 @@ static int connect_qps(struct vsess *s, const struct vt_params *p)
 			  s->dev->max_dest_rd_atomic, why, sizeof(why));
 	if (rc)
 		return refuse(s, rc, why);
-	return vsess_send(s, ctrl_empty_encode(CTRL_READY, s->out,
-					       sizeof(s->out)));
+	return vsess_send(
+		s, ctrl_empty_encode(CTRL_READY, s->out, sizeof(s->out)));
 }
 
 static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
@@ -185,11 +193,17 @@ static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
 {
 	const struct vt_used *u = &s->res->used;
 	struct vrun r = {
-		.e = s->eng, .remote = &s->remote, .test = p->test,
-		.size = u->size, .iters = u->iters,
-		.duration_s = u->duration_s, .margin_s = u->margin_s,
-		.interval_s = cfg->dev.interval_s, .cq_mod = u->cq_mod,
-		.post_list = u->post_list, .watch = w,
+		.e = s->eng,
+		.remote = &s->remote,
+		.test = p->test,
+		.size = u->size,
+		.iters = u->iters,
+		.duration_s = u->duration_s,
+		.margin_s = u->margin_s,
+		.interval_s = cfg->dev.interval_s,
+		.cq_mod = u->cq_mod,
+		.post_list = u->post_list,
+		.watch = w,
 		.use_inline = u->inline_size && u->size <= u->inline_size,
 	};
 
@@ -219,15 +233,15 @@ static int trade(struct vsess *s, uint64_t deadline_ns)
 	vsess_msg_to_side(&m, &s->res->remote);
 	s->res->remote_valid = true;
 	vsess_side_to_msg(&s->res->local, &m);
-	return vsess_send(s, ctrl_result_encode(CTRL_RESULT, &m, s->out,
-						sizeof(s->out)));
+	return vsess_send(
+		s, ctrl_result_encode(CTRL_RESULT, &m, s->out, sizeof(s->out)));
 }
 
 static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
 {
 	struct ctrl_request q;
 	struct vt_params p;
-	struct vwatch w = { .fd = s->fd, .stop = cfg->stop };
+	struct vwatch w = {.fd = s->fd, .stop = cfg->stop};
 	double budget;
 	int rc;
 
@@ -239,8 +253,9 @@ static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
 	vsess_fill_used(s);
 	if (rc)
 		return rc;
-	budget = (p.duration_s > 0 ? p.duration_s : cfg->limits.max_duration_s) +
-		 2 * cfg->dev.timeout_s;
+	budget =
+		(p.duration_s > 0 ? p.duration_s : cfg->limits.max_duration_s) +
+		2 * cfg->dev.timeout_s;
 	w.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9);
 	w.stall_ns = (uint64_t)(cfg->dev.timeout_s * 1e9);
 	rc = role(s, cfg, &p, &w);
@@ -251,12 +266,13 @@ static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
 	return 0;
 }
 
-int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd,
-		  struct vt_result *res)
+int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd, struct vt_result *res)
 {
 	struct vsess s = {
-		.fd = fd, .step_s = cfg->dev.timeout_s,
-		.secret = cfg->dev.secret, .secret_len = cfg->dev.secret_len,
+		.fd = fd,
+		.step_s = cfg->dev.timeout_s,
+		.secret = cfg->dev.secret,
+		.secret_len = cfg->dev.secret_len,
 		.res = res,
 	};
 	int rc;
@@ -321,7 +337,8 @@ static void dispatch(struct serve_shared *sh, int fd)
 		snprintf(why, sizeof(why), "busy: %u tests running (limit %u)",
 			 sh->cfg->limits.max_concurrent,
 			 sh->cfg->limits.max_concurrent);
-		ctrl_send_refuse(fd, -EBUSY, why, ctrl_now_ns() + 1000000000ull);
+		ctrl_send_refuse(fd, -EBUSY, why,
+				 ctrl_now_ns() + 1000000000ull);
 		close(fd);
 		return;
 	}
@@ -345,14 +362,14 @@ int vt_serve_loop(const struct vt_serve_cfg *cfg, int lfd,
 		  void (*on_result)(const struct vt_result *res, void *arg),
 		  void *arg)
 {
-	struct serve_shared sh = { .cfg = cfg, .on_result = on_result,
-				   .arg = arg };
+	struct serve_shared sh = {
+		.cfg = cfg, .on_result = on_result, .arg = arg};
 	int rc = 0;
 
 	pthread_mutex_init(&sh.lock, NULL);
 	pthread_cond_init(&sh.idle, NULL);
 	while (!(cfg->stop && *cfg->stop)) {
-		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+		struct pollfd pfd = {.fd = lfd, .events = POLLIN};
 		int fd, n = poll(&pfd, 1, 200);
 
 		if (n < 0 && errno != EINTR) {

@@ -41,7 +41,8 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 
 	rc = ctrl_recv(s->fd, &s->h, s->in, deadline_ns);
 	if (rc == -EPROTONOSUPPORT)
-		return vsess_fail(s, rc, "peer speaks control protocol "
+		return vsess_fail(s, rc,
+				  "peer speaks control protocol "
 				  "version %u, this side speaks %u",
 				  s->h.version, CTRL_VERSION);
 	if (rc)
@@ -59,8 +60,8 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 	return 0;
 }
 
-int vsess_sign(struct vsess *s, int len, const char *label,
-	       const uint8_t *na, const uint8_t *nb)
+int vsess_sign(struct vsess *s, int len, const char *label, const uint8_t *na,
+	       const uint8_t *nb)
 {
 	size_t plen;
 
@@ -71,8 +72,7 @@ int vsess_sign(struct vsess *s, int len, const char *label,
 	if (!s->secret)
 		return len;
 	if (ctrl_mac(s->secret, s->secret_len, label, na, nb,
-		     s->out + CTRL_HDR_LEN, plen,
-		     s->out + len - CTRL_MAC_LEN))
+		     s->out + CTRL_HDR_LEN, plen, s->out + len - CTRL_MAC_LEN))
 		return -EIO;
 	return len;
 }
@@ -96,16 +96,21 @@ int vsess_agree(struct vsess *s, const struct ctrl_endpoint *mine,
 	int rc;
 
 	if (mine->link_layer != peer->link_layer) {
-		snprintf(err, len, "link layer mismatch: %s here, %s at the "
-			 "peer", mine->link_layer == IBV_LINK_LAYER_ETHERNET ?
-			 "Ethernet" : "InfiniBand",
-			 peer->link_layer == IBV_LINK_LAYER_ETHERNET ?
-			 "Ethernet" : "InfiniBand");
+		snprintf(err, len,
+			 "link layer mismatch: %s here, %s at the "
+			 "peer",
+			 mine->link_layer == IBV_LINK_LAYER_ETHERNET
+				 ? "Ethernet"
+				 : "InfiniBand",
+			 peer->link_layer == IBV_LINK_LAYER_ETHERNET
+				 ? "Ethernet"
+				 : "InfiniBand");
 		return -EPROTO;
 	}
 	if (mine->link_layer == IBV_LINK_LAYER_ETHERNET &&
 	    mine->gid_type != peer->gid_type) {
-		snprintf(err, len, "GID type mismatch: %s here (index %u), %s "
+		snprintf(err, len,
+			 "GID type mismatch: %s here (index %u), %s "
 			 "at the peer (index %u); pick the same type with "
 			 "--gid v1 or --gid v2 on both sides",
 			 vt_gid_type_name(mine->gid_type), mine->gid_index,

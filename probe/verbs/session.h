@@ -13,7 +13,7 @@
 
 struct vsess {
 	int fd;
-	double step_s;			/* timeout of each control step */
+	double step_s; /* timeout of each control step */
 	const uint8_t *secret;
 	size_t secret_len;
 	uint8_t nonce_c[CTRL_NONCE_LEN];
@@ -23,7 +23,7 @@ struct vsess {
 	struct ctrl_endpoint local;
 	struct ctrl_endpoint remote;
 	enum ibv_mtu mtu;
-	unsigned rd;			/* reads/atomics this side issues */
+	unsigned rd; /* reads/atomics this side issues */
 	uint8_t out[CTRL_HDR_LEN + CTRL_MAX_PAYLOAD];
 	uint8_t in[CTRL_MAX_PAYLOAD];
 	struct ctrl_hdr h;
@@ -40,8 +40,8 @@ int vsess_send(struct vsess *s, int len);
  */
 int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns);
 /* Sign the message in s->out (@len bytes, trailing MAC) in place. */
-int vsess_sign(struct vsess *s, int len, const char *label,
-	       const uint8_t *na, const uint8_t *nb);
+int vsess_sign(struct vsess *s, int len, const char *label, const uint8_t *na,
+	       const uint8_t *nb);
 /* Check the MAC of the payload in s->in (@len bytes, trailing MAC). */
 int vsess_verify(struct vsess *s, size_t len, const char *label,
 		 const uint8_t *na, const uint8_t *nb);

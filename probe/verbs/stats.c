@@ -54,8 +54,9 @@ int vstats_lat_compute(uint64_t *samples, size_t n, struct vstats_lat *out)
 	if (n % 2)
 		out->median_s = (double)samples[n / 2] / 1e9;
 	else
-		out->median_s = ((double)samples[n / 2 - 1] +
-				 (double)samples[n / 2]) / 2e9;
+		out->median_s =
+			((double)samples[n / 2 - 1] + (double)samples[n / 2]) /
+			2e9;
 	out->mean_s = mean / 1e9;
 	out->p99_s = (double)vstats_percentile(samples, n, 0.99) / 1e9;
 	out->p999_s = (double)vstats_percentile(samples, n, 0.999) / 1e9;

@@ -47,7 +47,7 @@ struct vstats_bins {
 	uint64_t start_ns;
 	uint64_t width_ns;
 	uint64_t *bytes;
-	size_t nbins;	/* bins touched so far */
+	size_t nbins; /* bins touched so far */
 	size_t cap;
 	size_t max_bins;
 };

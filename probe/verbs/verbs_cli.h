@@ -10,15 +10,16 @@
 int verbs_cmd_run(int argc, char **argv);
 int verbs_cmd_serve(int argc, char **argv);
 
-#define VERBS_RUN_USAGE                                                       \
-	"run TEST --peer HOST[:PORT] [-d DEV] [-i PORT] [-x GID_INDEX | --gid " \
-	"SEL] [--pkey-index N | --pkey VAL] [--sl N] [-m MTU] [-q QPS] "      \
-	"[-s SIZE] [-t DEPTH] [-n ITERS | -D SEC] [--inline N] [--cq-mod N] " \
+#define VERBS_RUN_USAGE                                                        \
+	"run TEST --peer HOST[:PORT] [-d DEV] [-i PORT] [-x GID_INDEX | "      \
+	"--gid "                                                               \
+	"SEL] [--pkey-index N | --pkey VAL] [--sl N] [-m MTU] [-q QPS] "       \
+	"[-s SIZE] [-t DEPTH] [-n ITERS | -D SEC] [--inline N] [--cq-mod N] "  \
 	"[--post-list N] [-b] [--outs N] [--secret-file F] [--json]"
-#define VERBS_SERVE_USAGE                                                     \
+#define VERBS_SERVE_USAGE                                                      \
 	"serve [-p PORT] [--bind ADDR] [-d DEV] [-i PORT] [-x N | --gid SEL] " \
-	"[--pkey-index N | --pkey VAL] [--secret-file F] [--max-size B] "     \
-	"[--max-qps N] [--max-duration S] [--max-concurrent N] [--once] "     \
+	"[--pkey-index N | --pkey VAL] [--secret-file F] [--max-size B] "      \
+	"[--max-qps N] [--max-duration S] [--max-concurrent N] [--once] "      \
 	"[--json]"
 
 #endif

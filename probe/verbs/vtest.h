@@ -45,46 +45,47 @@ enum vt_gid_type {
 /* What to run. vt_params_default() fills perftest's defaults. */
 struct vt_params {
 	enum vt_test test;
-	char device[VT_NAME_MAX];	/* "": the first device */
-	unsigned ib_port;		/* 1 */
-	int gid_index;			/* -1: use gid_sel, else the default */
-	char gid_sel[VT_NAME_MAX];	/* "v2", "v1", "ipv4", "ipv6", "v2-ipv4", address */
-	int pkey_index;			/* -1: use pkey, else index 0 */
-	unsigned pkey;			/* 0: none; else the P_Key value */
-	unsigned sl;			/* 0..15 */
-	unsigned tclass;		/* 0..255 */
-	unsigned mtu;			/* bytes 256..4096; 0: port active MTU */
-	unsigned qps;			/* 1 */
-	uint32_t size;			/* bytes per message */
-	unsigned tx_depth;		/* 0: 128 for bw, 1 for latency */
-	uint32_t iters;			/* 0: test default (5000 bw, 1000 lat) */
-	double duration_s;		/* > 0: duration mode, iters ignored */
-	double margin_s;		/* < 0: duration / 4 at each end */
-	int cq_mod;			/* -1: 100 (1 above 8 KiB) */
-	unsigned post_list;		/* 1 */
-	int inline_size;		/* -1: 0 for bw, 220 for latency */
+	char device[VT_NAME_MAX];  /* "": the first device */
+	unsigned ib_port;	   /* 1 */
+	int gid_index;		   /* -1: use gid_sel, else the default */
+	char gid_sel[VT_NAME_MAX]; /* "v2", "v1", "ipv4", "ipv6", "v2-ipv4",
+				      address */
+	int pkey_index;		   /* -1: use pkey, else index 0 */
+	unsigned pkey;		   /* 0: none; else the P_Key value */
+	unsigned sl;		   /* 0..15 */
+	unsigned tclass;	   /* 0..255 */
+	unsigned mtu;		   /* bytes 256..4096; 0: port active MTU */
+	unsigned qps;		   /* 1 */
+	uint32_t size;		   /* bytes per message */
+	unsigned tx_depth;	   /* 0: 128 for bw, 1 for latency */
+	uint32_t iters;		   /* 0: test default (5000 bw, 1000 lat) */
+	double duration_s;	   /* > 0: duration mode, iters ignored */
+	double margin_s;	   /* < 0: duration / 4 at each end */
+	int cq_mod;		   /* -1: 100 (1 above 8 KiB) */
+	unsigned post_list;	   /* 1 */
+	int inline_size;	   /* -1: 0 for bw, 220 for latency */
 	bool bidir;
-	unsigned rd_atomic;		/* 0: min(16, device maximum) */
-	double interval_s;		/* sub-interval for min/peak bandwidth: 0.1 */
-	double timeout_s;		/* each control step, and the test's slack: 10 */
-	char sysfs_root[256];		/* "/sys" */
-	const uint8_t *secret;		/* optional shared secret, not owned */
+	unsigned rd_atomic;    /* 0: min(16, device maximum) */
+	double interval_s;     /* sub-interval for min/peak bandwidth: 0.1 */
+	double timeout_s;      /* each control step, and the test's slack: 10 */
+	char sysfs_root[256];  /* "/sys" */
+	const uint8_t *secret; /* optional shared secret, not owned */
 	size_t secret_len;
 };
 
 /* What one side measured. */
 struct vt_side {
-	int status;			/* 0 or negative errno */
-	int wc_status;			/* enum ibv_wc_status of the first failure, 0 */
+	int status;    /* 0 or negative errno */
+	int wc_status; /* enum ibv_wc_status of the first failure, 0 */
 	char error[VT_ERR_MAX];
 	uint64_t bytes;
 	uint64_t msgs;
 	double elapsed_s;
-	double cpu_s;			/* thread CPU time over the test */
+	double cpu_s; /* thread CPU time over the test */
 	double bw_avg_Bps;
-	double bw_peak_Bps;		/* highest sub-interval */
-	double bw_min_Bps;		/* lowest sub-interval */
-	double msg_rate;		/* messages per second */
+	double bw_peak_Bps; /* highest sub-interval */
+	double bw_min_Bps;  /* lowest sub-interval */
+	double msg_rate;    /* messages per second */
 	bool has_lat;
 	struct vstats_lat lat;
 };
@@ -95,10 +96,10 @@ struct vt_used {
 	unsigned ib_port;
 	unsigned gid_index;
 	enum vt_gid_type gid_type;
-	char gid[48];			/* printable form */
+	char gid[48]; /* printable form */
 	unsigned pkey_index;
 	unsigned pkey;
-	unsigned mtu;			/* bytes */
+	unsigned mtu; /* bytes */
 	unsigned qps, tx_depth, cq_mod, post_list, inline_size, rd_atomic;
 	uint32_t size, iters;
 	double duration_s, margin_s;
@@ -110,17 +111,17 @@ struct vt_used {
 
 struct vt_result {
 	enum vt_test test;
-	int status;			/* 0 when both sides finished cleanly */
+	int status; /* 0 when both sides finished cleanly */
 	char error[VT_ERR_MAX];
 	struct vt_used used;
-	struct vt_side local;		/* the client */
-	struct vt_side remote;		/* the responder's view */
+	struct vt_side local;  /* the client */
+	struct vt_side remote; /* the responder's view */
 	bool remote_valid;
 };
 
 /* Limits a responder enforces before it registers any memory. */
 struct vt_limits {
-	uint32_t max_size;		/* bytes per message */
+	uint32_t max_size; /* bytes per message */
 	unsigned max_qps;
 	double max_duration_s;
 	uint32_t max_iters;
@@ -128,7 +129,7 @@ struct vt_limits {
 };
 
 struct vt_serve_cfg {
-	struct vt_params dev;		/* device, port, GID, P_Key, timeouts, secret */
+	struct vt_params dev; /* device, port, GID, P_Key, timeouts, secret */
 	struct vt_limits limits;
 	const volatile sig_atomic_t *stop; /* optional */
 };

@@ -4,7 +4,7 @@
 # line): valid JSON, status ok on both sides, and figures that make sense
 # for the test: bandwidth > 0 with min <= average <= peak, or latency
 # 0 < min <= median <= p99 <= max with a finite stdev.
-#   check-result.py TEST CLIENT_JSON SERVER_OUTPUT
+#   check-result.py TEST CLIENT_JSON SERVER_OUTPUT|-
 import json
 import sys
 
@@ -51,6 +51,8 @@ def main():
         print("ok: %s %.1f MiB/s (min %.1f, peak %.1f), %.0f msg/s" %
               (test, avg / 2**20, lo / 2**20, hi / 2**20,
                c["message_rate_per_second"]))
+    if spath == "-":
+        return
     with open(spath) as f:
         lines = [x for x in f if x.startswith("{")]
     if not lines:

@@ -55,3 +55,19 @@ one cas_lat -n 300
 one write_lat -n 100 -s 4096 --inline 0
 one send_bw -n 500 -s 4096 --gid v2-ipv4 --pkey 0xffff --mtu 1024
 lab_ok "every test type ran probe-to-probe on rxe0"
+
+# bad_choice WHAT EXPECT ARGS...: refused up front, naming the valid choices.
+bad_choice() {
+	local what=$1 expect=$2 rc
+	shift 2
+	timeout 60 "$PROBE" run write_bw --peer 127.0.0.1:1 --no-pin "$@" \
+		>"$out.bad" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] || lab_fail "$what: status $rc: $(cat "$out.bad")"
+	grep -q -- "$expect" "$out.bad" || lab_fail "$what: no '$expect' in: $(cat "$out.bad")"
+	lab_ok "$what refused, naming the choices"
+}
+bad_choice "unknown device" "devices: rxe0" -d nope0
+bad_choice "unknown GID selector" "::ffff:10.0.2.15" -d rxe0 --gid 10.9.9.9
+bad_choice "P_Key not in the table" "0xffff (full)" -d rxe0 --pkey 0x8001
+bad_choice "no such port" "valid ports: 1..1" -d rxe0 -i 2

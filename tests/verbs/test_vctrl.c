@@ -48,10 +48,10 @@ static void fill_ep(struct ctrl_endpoint *e, unsigned nqps)
 /* Every strict prefix and every one-byte extension must fail. */
 typedef int (*decode_fn)(const uint8_t *p, size_t len, void *m);
 
-#define WRAP(name, type)                                                  \
-	static int dec_##name(const uint8_t *p, size_t len, void *m)      \
-	{                                                                 \
-		return ctrl_##name##_decode(p, len, (type *)m);           \
+#define WRAP(name, type)                                                       \
+	static int dec_##name(const uint8_t *p, size_t len, void *m)           \
+	{                                                                      \
+		return ctrl_##name##_decode(p, len, (type *)m);                \
 	}
 WRAP(request, struct ctrl_request)
 WRAP(accept, struct ctrl_accept)
@@ -107,10 +107,16 @@ static void test_header(void **state)
 
 static void test_request(void **state)
 {
-	struct ctrl_request q = { .test = 1, .flags = CTRL_F_BIDIR, .qps = 4,
-				  .size = 65536, .tx_depth = 128, .iters = 5000,
-				  .duration_ms = 0, .inline_size = 0, .sl = 3,
-				  .tclass = 96 };
+	struct ctrl_request q = {.test = 1,
+				 .flags = CTRL_F_BIDIR,
+				 .qps = 4,
+				 .size = 65536,
+				 .tx_depth = 128,
+				 .iters = 5000,
+				 .duration_ms = 0,
+				 .inline_size = 0,
+				 .sl = 3,
+				 .tclass = 96};
 	struct ctrl_request d;
 	struct ctrl_hdr h;
 	int len;
@@ -165,27 +171,33 @@ static void test_accept_connect(void **state)
 	/* A 25-bit QPN, an MTU of 0 and P_Key 0x8000 are all refused. */
 	e.qpn[1] = 0x1000000;
 	len = ctrl_connect_encode(&e, buf, sizeof(buf));
-	assert_int_equal(ctrl_connect_decode(buf + 12, (size_t)len - 12, &ad.ep),
-			 -EBADMSG);
+	assert_int_equal(
+		ctrl_connect_decode(buf + 12, (size_t)len - 12, &ad.ep),
+		-EBADMSG);
 	fill_ep(&e, 2);
 	e.mtu = 0;
 	len = ctrl_connect_encode(&e, buf, sizeof(buf));
-	assert_int_equal(ctrl_connect_decode(buf + 12, (size_t)len - 12, &ad.ep),
-			 -EBADMSG);
+	assert_int_equal(
+		ctrl_connect_decode(buf + 12, (size_t)len - 12, &ad.ep),
+		-EBADMSG);
 	fill_ep(&e, 2);
 	e.pkey = 0x8000;
 	len = ctrl_connect_encode(&e, buf, sizeof(buf));
-	assert_int_equal(ctrl_connect_decode(buf + 12, (size_t)len - 12, &ad.ep),
-			 -EBADMSG);
+	assert_int_equal(
+		ctrl_connect_decode(buf + 12, (size_t)len - 12, &ad.ep),
+		-EBADMSG);
 	e.nqps = CTRL_MAX_QPS + 1;
 	assert_int_equal(ctrl_connect_encode(&e, buf, sizeof(buf)), -EINVAL);
 }
 
 static void test_refuse_result(void **state)
 {
-	struct ctrl_refuse r = { .code = -EACCES }, rd;
-	struct ctrl_result m = { .status = -EIO, .wc_status = 12,
-				 .bytes = 1ull << 40, .lat_n = 3 }, md;
+	struct ctrl_refuse r = {.code = -EACCES}, rd;
+	struct ctrl_result m = {.status = -EIO,
+				.wc_status = 12,
+				.bytes = 1ull << 40,
+				.lat_n = 3},
+			   md;
 	int len;
 
 	ctrl_strlcpy(r.reason, "P_Key mismatch", sizeof(r.reason));
@@ -205,7 +217,8 @@ static void test_refuse_result(void **state)
 			 -EBADMSG);
 
 	m.lat_ns[6] = 1234;
-	ctrl_strlcpy(m.error, "completion error: transport retry counter exceeded",
+	ctrl_strlcpy(m.error,
+		     "completion error: transport retry counter exceeded",
 		     sizeof(m.error));
 	len = ctrl_result_encode(CTRL_RESULT, &m, buf, sizeof(buf));
 	check_lengths(len, dec_result, &md);
@@ -219,7 +232,7 @@ static void test_refuse_result(void **state)
 static void test_hello_challenge(void **state)
 {
 	struct ctrl_hello h, hd;
-	struct ctrl_challenge c = { .auth_required = 1 }, cd;
+	struct ctrl_challenge c = {.auth_required = 1}, cd;
 	int len;
 
 	memset(h.nonce, 9, sizeof(h.nonce));
@@ -246,7 +259,8 @@ static void test_mac(void **state)
 	memset(nb, 2, sizeof(nb));
 	memset(p, 3, sizeof(p));
 	assert_int_equal(ctrl_mac(key, sizeof(key) - 1, "label", na, nb, p,
-				  sizeof(p), mac), 0);
+				  sizeof(p), mac),
+			 0);
 	/* Layout: label || nonce_a || nonce_b || payload. */
 	memcpy(msg, "label", 5);
 	memcpy(msg + 5, na, 16);

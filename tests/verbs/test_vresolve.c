@@ -113,8 +113,10 @@ static void test_pkeys(void **state)
 	assert_non_null(strstr(table, "0x0002 (limited)"));
 	assert_null(strstr(table, "0x0000"));
 
-	assert_int_equal(vres_pkey_pair_check(0xffff, 0x7fff, err, sizeof(err)), 0);
-	assert_int_equal(vres_pkey_pair_check(0x8001, 0x0001, err, sizeof(err)), 0);
+	assert_int_equal(vres_pkey_pair_check(0xffff, 0x7fff, err, sizeof(err)),
+			 0);
+	assert_int_equal(vres_pkey_pair_check(0x8001, 0x0001, err, sizeof(err)),
+			 0);
 	assert_int_equal(vres_pkey_pair_check(0x0001, 0x0001, err, sizeof(err)),
 			 -EACCES);
 	assert_non_null(strstr(err, "limited members"));

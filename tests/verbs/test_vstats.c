@@ -20,7 +20,7 @@
 static void test_lat_known(void **state)
 {
 	/* 2 4 4 4 5 5 7 9 (us): mean 5, sample variance 32/7. */
-	uint64_t s[] = { 9000, 4000, 2000, 4000, 5000, 4000, 7000, 5000 };
+	uint64_t s[] = {9000, 4000, 2000, 4000, 5000, 4000, 7000, 5000};
 	struct vstats_lat l;
 
 	assert_int_equal(vstats_lat_compute(s, 8, &l), 0);
@@ -67,7 +67,7 @@ static void test_lat_single_and_empty(void **state)
 /* Sub-microsecond samples keep their precision (perftest truncates). */
 static void test_lat_stdev_not_truncated(void **state)
 {
-	uint64_t s[] = { 1000, 1400, 1000, 1400 };
+	uint64_t s[] = {1000, 1400, 1000, 1400};
 	struct vstats_lat l;
 
 	assert_int_equal(vstats_lat_compute(s, 4, &l), 0);

@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		if (!ctrl_result_decode(p, n, &m))
 			same(ctrl_result_encode(CTRL_RESULT, &m, out,
-						sizeof(out)), p, n);
+						sizeof(out)),
+			     p, n);
 		break;
 	}
 	return 0;
