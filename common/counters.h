@@ -27,20 +27,20 @@
 #include "report.h"
 
 enum counter_kind {
-	COUNTER_KIND_COUNTER,	/* monotonic (until reset): a _total counter */
-	COUNTER_KIND_GAUGE,	/* a value or setting: a gauge, never rate() */
+	COUNTER_KIND_COUNTER, /* monotonic (until reset): a _total counter */
+	COUNTER_KIND_GAUGE,   /* a value or setting: a gauge, never rate() */
 };
 
 struct counter_def {
 	enum counter_source source;
-	const char *sysfs;	/* file name under counters/, hw_counters/... */
-	const char *metric;	/* exposition name, e.g. ibpulse_port_..._total */
+	const char *sysfs;  /* file name under counters/, hw_counters/... */
+	const char *metric; /* exposition name, e.g. ibpulse_port_..._total */
 	const char *help;
 	enum counter_kind kind;
-	unsigned mul;		/* value in base units = raw * mul / div */
+	unsigned mul; /* value in base units = raw * mul / div */
 	unsigned div;
-	unsigned width;		/* saturating width in bits; 0: not narrow */
-	const char *label;	/* NULL; or the generic family's counter label */
+	unsigned width;	   /* saturating width in bits; 0: not narrow */
+	const char *label; /* NULL; or the generic family's counter label */
 };
 
 /*

@@ -36,7 +36,8 @@ void expo_free(struct expo *e)
 const char *expo_content_type(enum expo_format format)
 {
 	if (format == EXPO_OPENMETRICS)
-		return "application/openmetrics-text; version=1.0.0; charset=utf-8";
+		return "application/openmetrics-text; version=1.0.0; "
+		       "charset=utf-8";
 	return "text/plain; version=0.0.4; charset=utf-8";
 }
 
@@ -211,7 +212,8 @@ size_t expo_format_double(char *dst, double v)
 	if (isnan(v))
 		return (size_t)snprintf(dst, EXPO_NUM_MAX, "NaN");
 	if (isinf(v))
-		return (size_t)snprintf(dst, EXPO_NUM_MAX, v > 0 ? "+Inf" : "-Inf");
+		return (size_t)snprintf(dst, EXPO_NUM_MAX,
+					v > 0 ? "+Inf" : "-Inf");
 	if (v == trunc(v) && fabs(v) <= 9007199254740992.0) { /* 2^53 */
 		if (v >= 0)
 			return expo_format_u64(dst, (uint64_t)v);
@@ -293,9 +295,9 @@ int expo_family(struct expo *e, const char *name, enum expo_type type,
 static int expo_header(struct expo *e)
 {
 	static const char *const types[][2] = {
-		[EXPO_COUNTER] = { "counter", "counter" },
-		[EXPO_GAUGE] = { "gauge", "gauge" },
-		[EXPO_INFO] = { "gauge", "info" },
+		[EXPO_COUNTER] = {"counter", "counter"},
+		[EXPO_GAUGE] = {"gauge", "gauge"},
+		[EXPO_INFO] = {"gauge", "info"},
 	};
 	size_t flen = e->name_len;
 	struct buf *b = e->out;
@@ -385,8 +387,7 @@ int expo_sample_u64(struct expo *e, const char *labels, const char *extra,
 	return expo_line(e, labels, extra, num, n);
 }
 
-int expo_sample(struct expo *e, const char *labels, const char *extra,
-		double v)
+int expo_sample(struct expo *e, const char *labels, const char *extra, double v)
 {
 	char num[EXPO_NUM_MAX];
 	size_t n = expo_format_double(num, v);

@@ -32,14 +32,14 @@
 #include "buf.h"
 
 enum expo_format {
-	EXPO_TEXT = 0,		/* text/plain; version=0.0.4 */
-	EXPO_OPENMETRICS,	/* application/openmetrics-text; version=1.0.0 */
+	EXPO_TEXT = 0,	  /* text/plain; version=0.0.4 */
+	EXPO_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
 };
 
 enum expo_type {
-	EXPO_COUNTER,		/* name ends in _total */
+	EXPO_COUNTER, /* name ends in _total */
 	EXPO_GAUGE,
-	EXPO_INFO,		/* name ends in _info, value 1 */
+	EXPO_INFO, /* name ends in _info, value 1 */
 };
 
 /* Longest formatted number (expo_format_double, expo_format_u64) + NUL. */
@@ -48,8 +48,8 @@ enum expo_type {
 struct expo {
 	struct buf *out;
 	enum expo_format format;
-	int err;		/* first error; sticky */
-	size_t samples;		/* samples written so far */
+	int err;	/* first error; sticky */
+	size_t samples; /* samples written so far */
 	/* the current family; @name is the caller's, kept until the next */
 	const char *name;
 	size_t name_len;

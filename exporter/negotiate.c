@@ -28,7 +28,7 @@ static struct span span_trim(const char *s, size_t len)
 	}
 	while (len && is_space(s[len - 1]))
 		len--;
-	return (struct span){ s, len };
+	return (struct span){s, len};
 }
 
 static int span_is(struct span a, const char *word)
@@ -78,11 +78,11 @@ static double parse_q(struct span v)
 static struct span parse_elem(struct span e, double *q, struct span *version)
 {
 	const char *p = e.s, *end = e.s + e.len;
-	struct span value = { e.s, 0 }, param;
+	struct span value = {e.s, 0}, param;
 	int first = 1;
 
 	*q = 1;
-	*version = (struct span){ NULL, 0 };
+	*version = (struct span){NULL, 0};
 	while (span_next(&p, end, ';', &param)) {
 		const char *eq;
 		struct span k, v;
@@ -98,7 +98,7 @@ static struct span parse_elem(struct span e, double *q, struct span *version)
 		k = span_trim(param.s, (size_t)(eq - param.s));
 		v = span_trim(eq + 1, param.len - (size_t)(eq - param.s) - 1);
 		if (v.len >= 2 && v.s[0] == '"' && v.s[v.len - 1] == '"')
-			v = (struct span){ v.s + 1, v.len - 2 };
+			v = (struct span){v.s + 1, v.len - 2};
 		if (span_is(k, "q"))
 			*q = parse_q(v);
 		else if (span_is(k, "version"))
@@ -123,10 +123,12 @@ enum expo_format negotiate_format(const char *accept)
 
 		type = parse_elem(e, &q, &version);
 		if (span_is(type, "application/openmetrics-text")) {
-			if ((!version.len || span_is(version, "1.0.0")) && q > om_q)
+			if ((!version.len || span_is(version, "1.0.0")) &&
+			    q > om_q)
 				om_q = q;
 		} else if (span_is(type, "text/plain")) {
-			if ((!version.len || span_is(version, "0.0.4")) && q > text_q)
+			if ((!version.len || span_is(version, "0.0.4")) &&
+			    q > text_q)
 				text_q = q;
 		} else if (span_is(type, "text/*") || span_is(type, "*/*")) {
 			if (q > text_q)

@@ -28,7 +28,7 @@ struct pgzip_job {
 	int level;
 	size_t n_pieces;
 	struct pgzip_piece *pieces;
-	atomic_size_t next;	/* the next piece to take */
+	atomic_size_t next; /* the next piece to take */
 };
 
 /* Compress piece @i of @j into its own buffer. */
@@ -38,11 +38,12 @@ static int pgzip_piece(struct pgzip_job *j, size_t i)
 	size_t start = i * PGZIP_CHUNK;
 	size_t n = j->len - start < PGZIP_CHUNK ? j->len - start : PGZIP_CHUNK;
 	int last = i + 1 == j->n_pieces, zr;
-	z_stream z = { 0 };
+	z_stream z = {0};
 	uLong bound;
 
 	p->crc = crc32(0, j->in + start, (uInt)n);
-	if (deflateInit2(&z, j->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, j->level, Z_DEFLATED, -15, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	if (start) {
 		size_t d = start < PGZIP_DICT ? start : PGZIP_DICT;
@@ -105,7 +106,8 @@ static int pgzip_join(struct pgzip_job *j, char **out, size_t *out_len)
 	off = sizeof(header);
 	for (size_t i = 0; i < j->n_pieces; i++) {
 		size_t start = i * PGZIP_CHUNK;
-		size_t n = j->len - start < PGZIP_CHUNK ? j->len - start : PGZIP_CHUNK;
+		size_t n = j->len - start < PGZIP_CHUNK ? j->len - start
+							: PGZIP_CHUNK;
 
 		memcpy(p + off, j->pieces[i].data, j->pieces[i].len);
 		off += j->pieces[i].len;
@@ -134,8 +136,8 @@ static unsigned pgzip_threads(unsigned threads, size_t n_pieces)
 int pgzip_compress(const char *in, size_t len, int level, unsigned threads,
 		   char **out, size_t *out_len)
 {
-	struct pgzip_job j = { .in = (const unsigned char *)in, .len = len,
-			       .level = level };
+	struct pgzip_job j = {
+		.in = (const unsigned char *)in, .len = len, .level = level};
 	pthread_t tid[PGZIP_MAX_THREADS];
 	unsigned started = 0;
 	int ret;

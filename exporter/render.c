@@ -10,8 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HOST_UP_HELP "1 when the host reported within stale_after seconds, 0 when it went silent (it stays listed until retired)."
-#define SATURATED_HELP "1 when a narrow IB error counter sits at its maximum (2^width-1): it saturates instead of wrapping, so its rate() reads zero on exactly the worst links. Reset it (perfquery -R) to count again."
+#define HOST_UP_HELP                                                           \
+	"1 when the host reported within stale_after seconds, 0 when it went " \
+	"silent (it stays listed until retired)."
+#define SATURATED_HELP                                                         \
+	"1 when a narrow IB error counter sits at its maximum (2^width-1): "   \
+	"it saturates instead of wrapping, so its rate() reads zero on "       \
+	"exactly the worst links. Reset it (perfquery -R) to count again."
 
 static int render_hosts(struct expo *e, const struct snapshot *sn)
 {
@@ -20,7 +25,8 @@ static int render_hosts(struct expo *e, const struct snapshot *sn)
 		expo_sample_u64(e, sn->hosts[i].labels, NULL,
 				(uint64_t)sn->hosts[i].up);
 	expo_family(e, "ibpulse_host_last_report_timestamp_seconds", EXPO_GAUGE,
-		    "When the collector accepted the host's last report (seconds since the epoch).");
+		    "When the collector accepted the host's last report "
+		    "(seconds since the epoch).");
 	for (size_t i = 0; i < sn->n_hosts; i++)
 		expo_sample(e, sn->hosts[i].labels, NULL,
 			    sn->hosts[i].last_report);
@@ -72,26 +78,34 @@ static int render_devices(struct expo *e, const struct snapshot *sn)
 		const char *name, *help;
 		device_value_fn fn;
 	} gauges[] = {
-		{ "ibpulse_device_pcie_current_speed_transfers_per_second",
-		  "PCIe link speed the device trained at, per lane (8 GT/s is 8e9).", dev_cur_speed },
-		{ "ibpulse_device_pcie_max_speed_transfers_per_second",
-		  "Highest PCIe link speed the device supports, per lane.", dev_max_speed },
-		{ "ibpulse_device_pcie_current_width_lanes",
-		  "PCIe lanes the link trained with.", dev_cur_width },
-		{ "ibpulse_device_pcie_max_width_lanes",
-		  "PCIe lanes the device supports.", dev_max_width },
-		{ "ibpulse_device_pcie_link_degraded",
-		  "1 when the PCIe link runs below the device's maximum speed or width: the commonest host-side cause of half bandwidth.",
-		  dev_degraded },
+		{"ibpulse_device_pcie_current_speed_transfers_per_second",
+		 "PCIe link speed the device trained at, per lane (8 GT/s is "
+		 "8e9).",
+		 dev_cur_speed},
+		{"ibpulse_device_pcie_max_speed_transfers_per_second",
+		 "Highest PCIe link speed the device supports, per lane.",
+		 dev_max_speed},
+		{"ibpulse_device_pcie_current_width_lanes",
+		 "PCIe lanes the link trained with.", dev_cur_width},
+		{"ibpulse_device_pcie_max_width_lanes",
+		 "PCIe lanes the device supports.", dev_max_width},
+		{"ibpulse_device_pcie_link_degraded",
+		 "1 when the PCIe link runs below the device's maximum speed "
+		 "or width: the commonest host-side cause of half bandwidth.",
+		 dev_degraded},
 	};
 	static const char *const severity[3] = {
-		"severity=\"correctable\"", "severity=\"nonfatal\"", "severity=\"fatal\"",
+		"severity=\"correctable\"",
+		"severity=\"nonfatal\"",
+		"severity=\"fatal\"",
 	};
 
 	expo_family(e, "ibpulse_device_info", EXPO_INFO,
-		    "Identity of an RDMA device: firmware, board, GUIDs, node description, NUMA node, netdevs, PCIe address.");
+		    "Identity of an RDMA device: firmware, board, GUIDs, node "
+		    "description, NUMA node, netdevs, PCIe address.");
 	for (size_t i = 0; i < sn->n_devices; i++)
-		expo_sample_u64(e, sn->devices[i].labels, sn->devices[i].info, 1);
+		expo_sample_u64(e, sn->devices[i].labels, sn->devices[i].info,
+				1);
 	for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
 		expo_family(e, gauges[g].name, EXPO_GAUGE, gauges[g].help);
 		for (size_t i = 0; i < sn->n_devices; i++) {
@@ -102,12 +116,14 @@ static int render_devices(struct expo *e, const struct snapshot *sn)
 		}
 	}
 	expo_family(e, "ibpulse_device_pcie_aer_errors_total", EXPO_COUNTER,
-		    "PCIe Advanced Error Reporting errors of the device since boot, by severity.");
+		    "PCIe Advanced Error Reporting errors of the device since "
+		    "boot, by severity.");
 	for (size_t i = 0; i < sn->n_devices; i++)
 		for (int s = 0; s < 3; s++)
 			if (sn->devices[i].aer[s] >= 0)
-				expo_sample_u64(e, sn->devices[i].labels, severity[s],
-						(uint64_t)sn->devices[i].aer[s]);
+				expo_sample_u64(
+					e, sn->devices[i].labels, severity[s],
+					(uint64_t)sn->devices[i].aer[s]);
 	return e->err;
 }
 
@@ -116,32 +132,44 @@ static int render_ports(struct expo *e, const struct snapshot *sn)
 	const struct snap_port *p = sn->ports;
 
 	expo_family(e, "ibpulse_port_info", EXPO_INFO,
-		    "Addressing of a port: link layer, port GUID, LID, SM LID, LMC, capability mask, netdev.");
+		    "Addressing of a port: link layer, port GUID, LID, SM LID, "
+		    "LMC, capability mask, netdev.");
 	for (size_t i = 0; i < sn->n_ports; i++)
 		expo_sample_u64(e, p[i].labels, p[i].info, 1);
 	expo_family(e, "ibpulse_port_state_id", EXPO_GAUGE,
-		    "Logical port state (1: down, 2: init, 3: armed, 4: active, 5: active defer).");
+		    "Logical port state (1: down, 2: init, 3: armed, 4: "
+		    "active, 5: active defer).");
 	for (size_t i = 0; i < sn->n_ports; i++)
 		if (p[i].state >= 0)
-			expo_sample_u64(e, p[i].labels, NULL, (uint64_t)p[i].state);
+			expo_sample_u64(e, p[i].labels, NULL,
+					(uint64_t)p[i].state);
 	expo_family(e, "ibpulse_port_physical_state_id", EXPO_GAUGE,
-		    "Physical port state (1: sleep, 2: polling, 3: disabled, 4: port configuration training, 5: link up, 6: link error recovery, 7: phy test).");
+		    "Physical port state (1: sleep, 2: polling, 3: disabled, "
+		    "4: port configuration training, 5: link up, 6: link error "
+		    "recovery, 7: phy test).");
 	for (size_t i = 0; i < sn->n_ports; i++)
 		if (p[i].phys_state >= 0)
-			expo_sample_u64(e, p[i].labels, NULL, (uint64_t)p[i].phys_state);
+			expo_sample_u64(e, p[i].labels, NULL,
+					(uint64_t)p[i].phys_state);
 	expo_family(e, "ibpulse_port_rate_bytes_per_second", EXPO_GAUGE,
-		    "Data rate of the port's link as the kernel reports it, in bytes per second.");
+		    "Data rate of the port's link as the kernel reports it, in "
+		    "bytes per second.");
 	for (size_t i = 0; i < sn->n_ports; i++)
 		if (p[i].rate_bytes >= 0)
-			expo_sample_u64(e, p[i].labels, NULL, (uint64_t)p[i].rate_bytes);
+			expo_sample_u64(e, p[i].labels, NULL,
+					(uint64_t)p[i].rate_bytes);
 	expo_family(e, "ibpulse_port_gid_info", EXPO_INFO,
-		    "A non-zero entry of the port's GID table, with its type (IB/RoCE v1, RoCE v2) and netdev.");
+		    "A non-zero entry of the port's GID table, with its type "
+		    "(IB/RoCE v1, RoCE v2) and netdev.");
 	for (size_t i = 0; i < sn->n_gids; i++)
-		expo_sample_u64(e, p[sn->gids[i].port].labels, sn->gids[i].labels, 1);
+		expo_sample_u64(e, p[sn->gids[i].port].labels,
+				sn->gids[i].labels, 1);
 	expo_family(e, "ibpulse_port_pkey_info", EXPO_INFO,
-		    "A valid entry of the port's P_Key table, with its membership (full or limited).");
+		    "A valid entry of the port's P_Key table, with its "
+		    "membership (full or limited).");
 	for (size_t i = 0; i < sn->n_pkeys; i++)
-		expo_sample_u64(e, p[sn->pkeys[i].port].labels, sn->pkeys[i].labels, 1);
+		expo_sample_u64(e, p[sn->pkeys[i].port].labels,
+				sn->pkeys[i].labels, 1);
 	return e->err;
 }
 
@@ -158,8 +186,8 @@ static int render_value(struct expo *e, const char *labels, const char *extra,
 struct families {
 	const struct counter_def *table, *generic;
 	size_t n_table, n_generic, n;
-	size_t *start;		/* n + 1 offsets into order */
-	uint32_t *order;	/* row indexes grouped by family */
+	size_t *start;	 /* n + 1 offsets into order */
+	uint32_t *order; /* row indexes grouped by family */
 };
 
 static size_t family_of(const struct families *f, const struct counter_def *d)
@@ -215,9 +243,11 @@ static int render_counters(struct expo *e, const struct snapshot *sn,
 		if (f->start[i] == f->start[i + 1])
 			continue;
 		expo_family(e, d->metric,
-			    d->kind == COUNTER_KIND_COUNTER ? EXPO_COUNTER : EXPO_GAUGE,
+			    d->kind == COUNTER_KIND_COUNTER ? EXPO_COUNTER
+							    : EXPO_GAUGE,
 			    d->help);
-		for (size_t j = f->start[i]; j < f->start[i + 1] && !e->err; j++) {
+		for (size_t j = f->start[i]; j < f->start[i + 1] && !e->err;
+		     j++) {
 			const struct snap_row *r = &sn->rows[f->order[j]];
 
 			render_value(e, sn->ports[r->port].labels,
@@ -231,12 +261,14 @@ static int render_counters(struct expo *e, const struct snapshot *sn,
 
 		if (!d->width)
 			continue;
-		for (size_t j = f->start[i]; j < f->start[i + 1] && !e->err; j++) {
+		for (size_t j = f->start[i]; j < f->start[i + 1] && !e->err;
+		     j++) {
 			const struct snap_row *r = &sn->rows[f->order[j]];
 
-			expo_sample_u64(e, sn->ports[r->port].labels,
-					sn->keys[r->key].sat_extra,
-					(uint64_t)counters_saturated(d, r->value));
+			expo_sample_u64(
+				e, sn->ports[r->port].labels,
+				sn->keys[r->key].sat_extra,
+				(uint64_t)counters_saturated(d, r->value));
 		}
 	}
 	return e->err;
@@ -253,18 +285,22 @@ static int render_self_metrics(struct expo *e, const struct render_self *s,
 		    "The exporter's version.");
 	expo_sample_u64(e, NULL, scratch->data, 1);
 	expo_family(e, "ibpulse_exporter_scrape_duration_seconds", EXPO_GAUGE,
-		    "How long the previous /metrics request took to build, from the first database read to the finished body.");
+		    "How long the previous /metrics request took to build, "
+		    "from the first database read to the finished body.");
 	if (s->last_duration >= 0)
 		expo_sample(e, NULL, NULL, s->last_duration);
 	expo_family(e, "ibpulse_exporter_database_errors_total", EXPO_COUNTER,
-		    "Scrapes that failed to open or read the database (answered 503).");
+		    "Scrapes that failed to open or read the database "
+		    "(answered 503).");
 	expo_sample_u64(e, NULL, NULL, s->database_errors);
 	expo_family(e, "ibpulse_exporter_wal_size_bytes", EXPO_GAUGE,
-		    "Size of the database's write-ahead log; it grows when checkpoints cannot keep up.");
+		    "Size of the database's write-ahead log; it grows when "
+		    "checkpoints cannot keep up.");
 	if (s->wal_bytes >= 0)
 		expo_sample_u64(e, NULL, NULL, (uint64_t)s->wal_bytes);
-	expo_family(e, "ibpulse_exporter_series", EXPO_GAUGE,
-		    "Samples in this response before the exporter's own metrics.");
+	expo_family(
+		e, "ibpulse_exporter_series", EXPO_GAUGE,
+		"Samples in this response before the exporter's own metrics.");
 	expo_sample_u64(e, NULL, NULL, series);
 	return e->err;
 }
@@ -272,7 +308,7 @@ static int render_self_metrics(struct expo *e, const struct render_self *s,
 int render_metrics(const struct snapshot *sn, const struct render_self *self,
 		   enum expo_format format, struct buf *out, size_t *series)
 {
-	struct families f = { 0 };
+	struct families f = {0};
 	struct buf scratch;
 	struct expo e;
 	int ret;

@@ -17,9 +17,9 @@
 
 /* The exporter's own numbers, served with every scrape. */
 struct render_self {
-	double last_duration;	/* seconds the previous scrape took; < 0 none */
+	double last_duration; /* seconds the previous scrape took; < 0 none */
 	uint64_t database_errors;
-	int64_t wal_bytes;	/* < 0 unknown */
+	int64_t wal_bytes; /* < 0 unknown */
 	const char *version;
 };
 

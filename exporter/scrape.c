@@ -84,7 +84,7 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 		 const struct scrape_req *rq, struct buf *out, char *err,
 		 size_t errlen)
 {
-	struct render_self self = { .version = IBPULSE_VERSION };
+	struct render_self self = {.version = IBPULSE_VERSION};
 	struct snapshot *sn = NULL;
 	double t0 = mono_now();
 	int ret;
@@ -101,7 +101,8 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 	ret = render_metrics(sn, &self, rq->format, out, NULL);
 	snapshot_free(sn);
 	if (ret == -E2BIG)
-		snprintf(err, errlen, "the body would pass max_body_bytes (%lld); "
+		snprintf(err, errlen,
+			 "the body would pass max_body_bytes (%lld); "
 			 "shard the scrape: /metrics?shard=I&shards=N",
 			 cfg->max_body_bytes);
 	else if (ret)
@@ -114,8 +115,7 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 	return 0;
 }
 
-int scrape_health(const struct exporter_settings *cfg, char *err,
-		  size_t errlen)
+int scrape_health(const struct exporter_settings *cfg, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
 	int ret;

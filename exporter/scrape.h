@@ -20,7 +20,7 @@
 
 struct scrape_stats {
 	pthread_mutex_t lock;
-	double last_duration;	/* < 0 before the first scrape */
+	double last_duration; /* < 0 before the first scrape */
 	uint64_t database_errors;
 };
 
@@ -28,7 +28,7 @@ struct scrape_req {
 	unsigned shard, shards;
 	enum expo_format format;
 	int gzip;
-	double now;		/* seconds since the epoch */
+	double now; /* seconds since the epoch */
 };
 
 void scrape_stats_init(struct scrape_stats *st);

@@ -74,8 +74,8 @@ static enum MHD_Result server_text(struct MHD_Connection *c, unsigned status,
 	memcpy(body, msg, len);
 	body[len] = '\n';
 	body[len + 1] = '\0';
-	return server_send(c, status, "text/plain; charset=utf-8", body, len + 1,
-			   NULL);
+	return server_send(c, status, "text/plain; charset=utf-8", body,
+			   len + 1, NULL);
 }
 
 static const char *header(struct MHD_Connection *c, const char *name)
@@ -83,16 +83,19 @@ static const char *header(struct MHD_Connection *c, const char *name)
 	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
-static enum MHD_Result server_metrics(struct server *s, struct MHD_Connection *c)
+static enum MHD_Result server_metrics(struct server *s,
+				      struct MHD_Connection *c)
 {
-	struct scrape_req rq = { .now = wall_now() };
+	struct scrape_req rq = {.now = wall_now()};
 	char err[512], *body, *gz;
 	size_t len, gz_len;
 	struct buf out;
 	int ret;
 
-	if (shard_parse(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "shard"),
-			MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "shards"),
+	if (shard_parse(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						    "shard"),
+			MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						    "shards"),
 			&rq.shard, &rq.shards, err, sizeof(err)))
 		return server_text(c, MHD_HTTP_BAD_REQUEST, err);
 	rq.format = negotiate_format(header(c, MHD_HTTP_HEADER_ACCEPT));
@@ -101,9 +104,11 @@ static enum MHD_Result server_metrics(struct server *s, struct MHD_Connection *c
 	ret = scrape_build(s->cfg, &s->stats, &rq, &out, err, sizeof(err));
 	if (ret) {
 		buf_free(&out);
-		return server_text(c, ret == -EIO || ret == -ENOENT ?
-				   MHD_HTTP_SERVICE_UNAVAILABLE :
-				   MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+		return server_text(c,
+				   ret == -EIO || ret == -ENOENT
+					   ? MHD_HTTP_SERVICE_UNAVAILABLE
+					   : MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   err);
 	}
 	body = buf_steal(&out, &len);
 	if (!body)
@@ -132,7 +137,8 @@ static enum MHD_Result server_health(struct server *s, struct MHD_Connection *c)
 
 static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 				     const char *url, const char *method,
-				     const char *version, const char *upload_data,
+				     const char *version,
+				     const char *upload_data,
 				     size_t *upload_data_size, void **con_cls)
 {
 	struct server *s = cls;
@@ -160,7 +166,8 @@ static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 		return server_health(s, c);
 	if (!strcmp(url, "/"))
 		return server_text(c, MHD_HTTP_OK,
-				   "ibpulse exporter: /metrics (?shard=I&shards=N), /healthz");
+				   "ibpulse exporter: /metrics "
+				   "(?shard=I&shards=N), /healthz");
 	return server_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
@@ -221,13 +228,14 @@ int server_new(const struct exporter_settings *cfg, struct server **out)
 	scrape_stats_init(&s->stats);
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, server_handle, s,
+	s->mhd = MHD_start_daemon(
+		flags, 0, NULL, NULL, server_handle, s,
 		MHD_OPTION_EXTERNAL_LOGGER, server_mhd_log, NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->connection_timeout,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-		MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)cfg->connection_timeout, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)cfg->max_connections, MHD_OPTION_END);
 	if (!s->mhd) {
 		log_err("cannot listen on %s port %lld: %s", cfg->listen,
 			cfg->port, strerror(errno));

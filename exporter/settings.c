@@ -13,38 +13,44 @@
 #define S(f) offsetof(struct exporter_settings, f)
 
 const struct conf_opt exporter_conf_opts[] = {
-	{ "exporter", "listen", CONF_STR, S(listen), "0.0.0.0", 0, 0,
-	  "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)" },
-	{ "exporter", "port", CONF_INT, S(port), "9471", 0, 65535,
-	  "TCP port; 0 picks a free one (logged, and written to port_file)" },
-	{ "exporter", "port_file", CONF_STR, S(port_file), NULL, 0, 0,
-	  "file to write the bound port to (for tests and scripts)" },
-	{ "exporter", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0, 0,
-	  "the collector's SQLite database (opened read-only)" },
-	{ "exporter", "threads", CONF_INT, S(threads), "4", 1, 256,
-	  "HTTP worker threads (concurrent scrapes)" },
-	{ "exporter", "connection_timeout", CONF_INT, S(connection_timeout), "60",
-	  1, 3600, "seconds a connection may stay idle before it is closed" },
-	{ "exporter", "max_connections", CONF_INT, S(max_connections), "64", 1,
-	  65535, "concurrent connections" },
-	{ "exporter", "stale_after", CONF_DOUBLE, S(stale_after), "90", 1, 31536000,
-	  "seconds without a report after which ibpulse_host_up is 0 (3 push intervals)" },
-	{ "exporter", "drop_after", CONF_DOUBLE, S(drop_after), "600", 1, 31536000,
-	  "seconds without a report after which a host's port and device series leave /metrics" },
-	{ "exporter", "max_body_bytes", CONF_INT, S(max_body_bytes), "536870912",
-	  4096, 4294967295.0, "largest /metrics body built (500 above; shard the scrape)" },
-	{ "exporter", "gzip_level", CONF_INT, S(gzip_level), "1", 1, 9,
-	  "zlib level for gzip responses (1: fastest)" },
-	{ "exporter", "gzip_threads", CONF_INT, S(gzip_threads), "0", 0, 8,
-	  "threads compressing one large gzip response (0: one per CPU, at most 8)" },
-	{ "exporter", "busy_timeout_ms", CONF_INT, S(busy_timeout_ms), "5000", 0,
-	  600000, "SQLite busy timeout in milliseconds" },
-	{ "exporter", "chunk_rows", CONF_INT, S(chunk_rows), "65536", 1, 100000000,
-	  "counter rows read in one short read transaction" },
-	{ "exporter", "log_level", CONF_STR, S(log_level), "info", 0, 0,
-	  "error, warn, info or debug" },
-	{ 0 }
-};
+	{"exporter", "listen", CONF_STR, S(listen), "0.0.0.0", 0, 0,
+	 "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)"},
+	{"exporter", "port", CONF_INT, S(port), "9471", 0, 65535,
+	 "TCP port; 0 picks a free one (logged, and written to port_file)"},
+	{"exporter", "port_file", CONF_STR, S(port_file), NULL, 0, 0,
+	 "file to write the bound port to (for tests and scripts)"},
+	{"exporter", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0, 0,
+	 "the collector's SQLite database (opened read-only)"},
+	{"exporter", "threads", CONF_INT, S(threads), "4", 1, 256,
+	 "HTTP worker threads (concurrent scrapes)"},
+	{"exporter", "connection_timeout", CONF_INT, S(connection_timeout),
+	 "60", 1, 3600,
+	 "seconds a connection may stay idle before it is closed"},
+	{"exporter", "max_connections", CONF_INT, S(max_connections), "64", 1,
+	 65535, "concurrent connections"},
+	{"exporter", "stale_after", CONF_DOUBLE, S(stale_after), "90", 1,
+	 31536000,
+	 "seconds without a report after which ibpulse_host_up is 0 (3 push "
+	 "intervals)"},
+	{"exporter", "drop_after", CONF_DOUBLE, S(drop_after), "600", 1,
+	 31536000,
+	 "seconds without a report after which a host's port and device series "
+	 "leave /metrics"},
+	{"exporter", "max_body_bytes", CONF_INT, S(max_body_bytes), "536870912",
+	 4096, 4294967295.0,
+	 "largest /metrics body built (500 above; shard the scrape)"},
+	{"exporter", "gzip_level", CONF_INT, S(gzip_level), "1", 1, 9,
+	 "zlib level for gzip responses (1: fastest)"},
+	{"exporter", "gzip_threads", CONF_INT, S(gzip_threads), "0", 0, 8,
+	 "threads compressing one large gzip response (0: one per CPU, at most "
+	 "8)"},
+	{"exporter", "busy_timeout_ms", CONF_INT, S(busy_timeout_ms), "5000", 0,
+	 600000, "SQLite busy timeout in milliseconds"},
+	{"exporter", "chunk_rows", CONF_INT, S(chunk_rows), "65536", 1,
+	 100000000, "counter rows read in one short read transaction"},
+	{"exporter", "log_level", CONF_STR, S(log_level), "info", 0, 0,
+	 "error, warn, info or debug"},
+	{0}};
 
 int settings_init(struct exporter_settings *s)
 {
@@ -67,8 +73,7 @@ int settings_set(struct exporter_settings *s, const char *key,
 			errlen);
 }
 
-int settings_check(const struct exporter_settings *s, char *err,
-		   size_t errlen)
+int settings_check(const struct exporter_settings *s, char *err, size_t errlen)
 {
 	if (!s->db || !*s->db) {
 		snprintf(err, errlen, "db must be set");

@@ -12,20 +12,20 @@
 #include "conf.h"
 
 struct exporter_settings {
-	char *listen;			/* numeric address to bind */
-	long long port;			/* 0: ephemeral */
-	char *port_file;		/* write the bound port here */
-	char *db;			/* SQLite database, opened read-only */
-	long long threads;		/* HTTP worker threads */
-	long long connection_timeout;	/* seconds idle before close */
+	char *listen;		      /* numeric address to bind */
+	long long port;		      /* 0: ephemeral */
+	char *port_file;	      /* write the bound port here */
+	char *db;		      /* SQLite database, opened read-only */
+	long long threads;	      /* HTTP worker threads */
+	long long connection_timeout; /* seconds idle before close */
 	long long max_connections;
-	double stale_after;		/* seconds: host_up 0 past this */
-	double drop_after;		/* seconds: a host's series leave */
-	long long max_body_bytes;	/* ceiling of one /metrics body */
-	long long gzip_level;		/* 1 fastest .. 9 smallest */
-	long long gzip_threads;		/* 0: one per online CPU */
+	double stale_after;	  /* seconds: host_up 0 past this */
+	double drop_after;	  /* seconds: a host's series leave */
+	long long max_body_bytes; /* ceiling of one /metrics body */
+	long long gzip_level;	  /* 1 fastest .. 9 smallest */
+	long long gzip_threads;	  /* 0: one per online CPU */
 	long long busy_timeout_ms;
-	long long chunk_rows;		/* counter rows per read transaction */
+	long long chunk_rows; /* counter rows per read transaction */
 	char *log_level;
 };
 
@@ -40,8 +40,7 @@ int settings_load(struct exporter_settings *s, const char *path, char *err,
 int settings_set(struct exporter_settings *s, const char *key,
 		 const char *value, char *err, size_t errlen);
 /* Check rules across fields (drop_after >= stale_after...). */
-int settings_check(const struct exporter_settings *s, char *err,
-		   size_t errlen);
+int settings_check(const struct exporter_settings *s, char *err, size_t errlen);
 void settings_print(const struct exporter_settings *s, FILE *f);
 /* Free the strings; NULL is fine. */
 void settings_free(struct exporter_settings *s);

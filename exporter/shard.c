@@ -46,7 +46,8 @@ int shard_parse(const char *shard, const char *shards, unsigned *index,
 		return 0;
 	}
 	if (!shard || !shards) {
-		snprintf(err, errlen, "shard and shards go together "
+		snprintf(err, errlen,
+			 "shard and shards go together "
 			 "(/metrics?shard=I&shards=N)");
 		return -EINVAL;
 	}

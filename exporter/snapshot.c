@@ -28,9 +28,9 @@ struct snapshot_mem {
 	struct arena_block *blocks;
 	size_t cap_hosts, cap_devices, cap_ports, cap_gids, cap_pkeys;
 	size_t cap_keys, cap_rows;
-	uint32_t *slots;	/* key hash: index + 1, 0 empty */
+	uint32_t *slots; /* key hash: index + 1, 0 empty */
 	size_t n_slots;
-	struct buf scratch;	/* label lists being built */
+	struct buf scratch; /* label lists being built */
 };
 
 static void *arena_alloc(struct snapshot_mem *m, size_t n)
@@ -138,8 +138,8 @@ int snapshot_db_open(const char *path, int busy_timeout_ms, sqlite3 **out,
 	sqlite3 *db = NULL;
 	int rc, version = 0;
 
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			     NULL);
+	rc = sqlite3_open_v2(path, &db,
+			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
 	sqlite3_busy_timeout(db, busy_timeout_ms);
@@ -152,8 +152,10 @@ int snapshot_db_open(const char *path, int busy_timeout_ms, sqlite3 **out,
 	if (rc != SQLITE_OK)
 		goto fail;
 	if (version < 1) {
-		snprintf(err, errlen, "%s: no ibpulse schema (user_version %d); "
-			 "has the collector started?", path, version);
+		snprintf(err, errlen,
+			 "%s: no ibpulse schema (user_version %d); "
+			 "has the collector started?",
+			 path, version);
 		sqlite3_close(db);
 		return -ENOENT;
 	}
@@ -202,8 +204,8 @@ static int host_add(struct snapshot *sn, const struct snap_opts *o,
 static int read_hosts(sqlite3 *db, struct snapshot *sn,
 		      const struct snap_opts *o, char *err, size_t errlen)
 {
-	static const char sql[] =
-		"SELECT id, name, last_report, probe_version FROM host ORDER BY id";
+	static const char sql[] = "SELECT id, name, last_report, probe_version "
+				  "FROM host ORDER BY id";
 	sqlite3_stmt *s;
 	int rc, ret = 0;
 
@@ -262,9 +264,9 @@ static int device_info(struct buf *b, sqlite3_stmt *s)
 		const char *label;
 		int col;
 	} text[] = {
-		{ "board_id", 7 }, { "firmware_version", 5 }, { "hca_type", 6 },
-		{ "node_guid", 3 }, { "sys_image_guid", 4 }, { "node_desc", 8 },
-		{ "netdevs", 10 }, { "pcie_address", 11 },
+		{"board_id", 7},  {"firmware_version", 5}, {"hca_type", 6},
+		{"node_guid", 3}, {"sys_image_guid", 4},   {"node_desc", 8},
+		{"netdevs", 10},  {"pcie_address", 11},
 	};
 	int ret = 0;
 
@@ -474,9 +476,9 @@ static int read_addresses(sqlite3 *db, struct snapshot *sn, char *err,
 	static const char gid_sql[] =
 		"SELECT port_id, idx, gid, type, netdev FROM port_gid"
 		" ORDER BY port_id, idx";
-	static const char pkey_sql[] =
-		"SELECT port_id, idx, pkey FROM port_pkey ORDER BY port_id, idx";
-	const char *sql[2] = { gid_sql, pkey_sql };
+	static const char pkey_sql[] = "SELECT port_id, idx, pkey FROM "
+				       "port_pkey ORDER BY port_id, idx";
+	const char *sql[2] = {gid_sql, pkey_sql};
 	int rc, ret = 0;
 
 	for (int t = 0; t < 2 && !ret; t++) {
@@ -484,11 +486,13 @@ static int read_addresses(sqlite3 *db, struct snapshot *sn, char *err,
 
 		rc = sqlite3_prepare_v2(db, sql[t], -1, &s, NULL);
 		if (rc != SQLITE_OK)
-			return sql_err(db, rc, "port_gid/port_pkey", err, errlen);
+			return sql_err(db, rc, "port_gid/port_pkey", err,
+				       errlen);
 		while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 			ret = t ? pkey_add(sn, s) : gid_add(sn, s);
 		if (!ret && rc != SQLITE_DONE)
-			ret = sql_err(db, rc, "port_gid/port_pkey", err, errlen);
+			ret = sql_err(db, rc, "port_gid/port_pkey", err,
+				      errlen);
 		sqlite3_finalize(s);
 	}
 	return ret;
@@ -588,8 +592,10 @@ static int row_add(struct snapshot *sn, size_t port, sqlite3_stmt *s, int col)
 
 	if (!name || source < 0 || source >= CSRC_COUNT)
 		return 0;
-	k = key_find(sn, source, name, (size_t)sqlite3_column_bytes(s, col + 1));
-	if (k < 0 || grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
+	k = key_find(sn, source, name,
+		     (size_t)sqlite3_column_bytes(s, col + 1));
+	if (k < 0 ||
+	    grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
 		return -ENOMEM;
 	r = &sn->rows[sn->n_rows++];
 	r->port = (uint32_t)port;
@@ -603,7 +609,8 @@ static int row_add(struct snapshot *sn, size_t port, sqlite3_stmt *s, int col)
  * ports from *@next on, in one read transaction of about @chunk rows.
  */
 static int read_series_ports(sqlite3 *db, sqlite3_stmt *s, struct snapshot *sn,
-			     size_t *next, size_t chunk, char *err, size_t errlen)
+			     size_t *next, size_t chunk, char *err,
+			     size_t errlen)
 {
 	size_t start = sn->n_rows, p = *next;
 	int rc, ret = 0;
@@ -661,8 +668,8 @@ static int read_series_scan(sqlite3 *db, sqlite3_stmt *s, struct snapshot *sn,
 	return ret;
 }
 
-static int read_series(sqlite3 *db, struct snapshot *sn, size_t chunk,
-		       int scan, char *err, size_t errlen)
+static int read_series(sqlite3 *db, struct snapshot *sn, size_t chunk, int scan,
+		       char *err, size_t errlen)
 {
 	static const char port_sql[] =
 		"SELECT source, name, value FROM series WHERE port_id = ?";
@@ -714,8 +721,8 @@ static int read_series_best(sqlite3 *db, struct snapshot *sn, size_t chunk,
 			   err, errlen);
 }
 
-int snapshot_read(sqlite3 *db, const struct snap_opts *o,
-		  struct snapshot **out, char *err, size_t errlen)
+int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
+		  char *err, size_t errlen)
 {
 	struct snapshot *sn = calloc(1, sizeof(*sn));
 	int ret = -ENOMEM;

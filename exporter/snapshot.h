@@ -28,47 +28,48 @@ struct snap_opts {
 	double now;		/* seconds since the epoch */
 	double stale_after;	/* host_up is 0 past this many seconds */
 	double drop_after;	/* port/device series omitted past this */
-	unsigned shard, shards;	/* serve hosts with shard_of() == shard */
+	unsigned shard, shards; /* serve hosts with shard_of() == shard */
 	size_t chunk_rows;	/* counter rows per read transaction (about) */
 };
 
 struct snap_host {
 	int64_t id;
 	const char *name;
-	const char *labels;	/* host="..." */
-	const char *info;	/* probe_version="..." */
+	const char *labels; /* host="..." */
+	const char *info;   /* probe_version="..." */
 	double last_report;
-	int up;			/* reported within stale_after */
-	int detail;		/* reported within drop_after: series served */
+	int up;	    /* reported within stale_after */
+	int detail; /* reported within drop_after: series served */
 };
 
-/* Unknown numbers are < 0 (doubles) or -1 (integers), as in the schema's NULLs. */
+/* Unknown numbers are < 0 (doubles) or -1 (integers), as in the schema's NULLs.
+ */
 struct snap_device {
 	int64_t id;
 	size_t host;
-	const char *labels;	/* host="...",device="..." */
-	const char *info;	/* board_id="...",firmware_version="...",... */
+	const char *labels; /* host="...",device="..." */
+	const char *info;   /* board_id="...",firmware_version="...",... */
 	double pcie_cur_speed, pcie_max_speed; /* GT/s */
 	int64_t pcie_cur_width, pcie_max_width;
-	int64_t aer[3];		/* correctable, nonfatal, fatal */
+	int64_t aer[3]; /* correctable, nonfatal, fatal */
 };
 
 struct snap_port {
 	int64_t id;
 	size_t host, device;
-	const char *labels;	/* host="...",device="...",port="N" */
-	const char *info;	/* link_layer="...",port_guid="...",lid=... */
+	const char *labels; /* host="...",device="...",port="N" */
+	const char *info;   /* link_layer="...",port_guid="...",lid=... */
 	int64_t state, phys_state, rate_bytes;
 };
 
 struct snap_gid {
 	size_t port;
-	const char *labels;	/* index="...",gid="...",type="...",netdev="..." */
+	const char *labels; /* index="...",gid="...",type="...",netdev="..." */
 };
 
 struct snap_pkey {
 	size_t port;
-	const char *labels;	/* index="...",pkey="0xffff",membership="full" */
+	const char *labels; /* index="...",pkey="0xffff",membership="full" */
 };
 
 /* A distinct counter name, looked up in the counters table once. */
@@ -76,14 +77,15 @@ struct snap_key {
 	enum counter_source source;
 	const char *name;
 	const struct counter_def *def;
-	const char *extra;	/* counter="name" for generic families, else NULL */
-	const char *sat_extra;	/* counter="name" for narrow counters, else NULL */
+	const char *extra; /* counter="name" for generic families, else NULL */
+	const char
+		*sat_extra; /* counter="name" for narrow counters, else NULL */
 };
 
 struct snap_row {
-	uint32_t port;		/* index into ports */
-	uint32_t key;		/* index into keys */
-	uint64_t value;		/* raw */
+	uint32_t port;	/* index into ports */
+	uint32_t key;	/* index into keys */
+	uint64_t value; /* raw */
 };
 
 struct snapshot {

@@ -130,7 +130,11 @@ def main():
     runs = int(sys.argv[5]) if len(sys.argv) > 5 else 5
     tmp = tempfile.mkdtemp(prefix="ibpulse-bench-exporter-")
     procs = H.Procs(tmp)
-    rows = ["| what | series | body | wall s (median of %d) | exporter CPU s | series/s | us/series |" % runs,
+    load = os.getloadavg()
+    rows = ["# %s %d cores, load %.2f %.2f %.2f, %d hosts x 8 ports x 62 counters"
+            % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), os.cpu_count(),
+               load[0], load[1], load[2], hosts), "",
+            "| what | series | body | wall s (median of %d) | exporter CPU s | series/s | us/series |" % runs,
             "|---|---:|---:|---:|---:|---:|---:|"]
     ok = False
     try:

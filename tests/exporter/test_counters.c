@@ -19,11 +19,13 @@
 
 static void test_data_words_to_bytes(void **state)
 {
-	const struct counter_def *d = counters_lookup(CSRC_IB, "port_xmit_data");
+	const struct counter_def *d =
+		counters_lookup(CSRC_IB, "port_xmit_data");
 	uint64_t v;
 
 	assert_non_null(d);
-	assert_string_equal(d->metric, "ibpulse_port_data_transmitted_bytes_total");
+	assert_string_equal(d->metric,
+			    "ibpulse_port_data_transmitted_bytes_total");
 	assert_int_equal(counters_scale_u64(d, 1000, &v), 0);
 	assert_int_equal(v, 4000);
 	/* a raw value whose byte count passes 2^64 is given as a double */
@@ -31,7 +33,8 @@ static void test_data_words_to_bytes(void **state)
 	assert_true(counters_scale(d, UINT64_MAX / 2) > 3.6e19);
 	d = counters_lookup(CSRC_IB, "port_rcv_data");
 	assert_non_null(d);
-	assert_string_equal(d->metric, "ibpulse_port_data_received_bytes_total");
+	assert_string_equal(d->metric,
+			    "ibpulse_port_data_received_bytes_total");
 	assert_int_equal(d->mul, 4);
 	/* packets are packets */
 	d = counters_lookup(CSRC_IB, "port_xmit_packets");
@@ -45,20 +48,23 @@ static void test_widths_and_saturation(void **state)
 		const char *name;
 		unsigned width;
 	} narrow[] = {
-		{ "symbol_error", 16 }, { "link_error_recovery", 8 },
-		{ "link_downed", 8 }, { "port_rcv_errors", 16 },
-		{ "port_rcv_remote_physical_errors", 16 },
-		{ "port_rcv_switch_relay_errors", 16 },
-		{ "port_xmit_discards", 16 },
-		{ "port_xmit_constraint_errors", 8 },
-		{ "port_rcv_constraint_errors", 8 },
-		{ "local_link_integrity_errors", 4 },
-		{ "excessive_buffer_overrun_errors", 4 },
-		{ "VL15_dropped", 16 },
+		{"symbol_error", 16},
+		{"link_error_recovery", 8},
+		{"link_downed", 8},
+		{"port_rcv_errors", 16},
+		{"port_rcv_remote_physical_errors", 16},
+		{"port_rcv_switch_relay_errors", 16},
+		{"port_xmit_discards", 16},
+		{"port_xmit_constraint_errors", 8},
+		{"port_rcv_constraint_errors", 8},
+		{"local_link_integrity_errors", 4},
+		{"excessive_buffer_overrun_errors", 4},
+		{"VL15_dropped", 16},
 	};
 
 	for (size_t i = 0; i < sizeof(narrow) / sizeof(narrow[0]); i++) {
-		const struct counter_def *d = counters_lookup(CSRC_IB, narrow[i].name);
+		const struct counter_def *d =
+			counters_lookup(CSRC_IB, narrow[i].name);
 		uint64_t max = (UINT64_C(1) << narrow[i].width) - 1;
 
 		assert_non_null(d);
@@ -71,10 +77,10 @@ static void test_widths_and_saturation(void **state)
 	assert_int_equal(counters_max(0), UINT64_MAX);
 	assert_int_equal(counters_max(64), UINT64_MAX);
 	/* wide counters never read as saturated */
-	assert_false(counters_saturated(counters_lookup(CSRC_IB, "port_xmit_data"),
-					UINT64_MAX));
-	assert_false(counters_saturated(counters_lookup(CSRC_IB, "port_xmit_wait"),
-					UINT32_MAX));
+	assert_false(counters_saturated(
+		counters_lookup(CSRC_IB, "port_xmit_data"), UINT64_MAX));
+	assert_false(counters_saturated(
+		counters_lookup(CSRC_IB, "port_xmit_wait"), UINT32_MAX));
 }
 
 static void test_node_exporter_names(void **state)
@@ -83,25 +89,37 @@ static void test_node_exporter_names(void **state)
 		enum counter_source src;
 		const char *sysfs, *metric;
 	} names[] = {
-		{ CSRC_IB, "symbol_error", "ibpulse_port_symbol_error_total" },
-		{ CSRC_IB, "port_rcv_errors", "ibpulse_port_errors_received_total" },
-		{ CSRC_IB, "port_xmit_discards", "ibpulse_port_discards_transmitted_total" },
-		{ CSRC_IB, "port_xmit_wait", "ibpulse_port_transmit_wait_total" },
-		{ CSRC_IB, "link_downed", "ibpulse_port_link_downed_total" },
-		{ CSRC_IB, "VL15_dropped", "ibpulse_port_vl15_dropped_total" },
-		{ CSRC_HW, "out_of_buffer", "ibpulse_port_out_of_buffer_drops_total" },
-		{ CSRC_HW, "out_of_sequence", "ibpulse_port_out_of_sequence_packets_received_total" },
-		{ CSRC_HW, "packet_seq_err", "ibpulse_port_packet_sequence_errors_total" },
-		{ CSRC_HW, "duplicate_request", "ibpulse_port_duplicate_requests_packets_total" },
-		{ CSRC_HW, "local_ack_timeout_err", "ibpulse_port_local_ack_timeout_errors_total" },
-		{ CSRC_HW, "np_cnp_sent", "ibpulse_port_np_cnp_packets_sent_total" },
-		{ CSRC_HW, "req_cqe_error", "ibpulse_port_req_cqes_errors_total" },
-		{ CSRC_HW, "rx_write_requests", "ibpulse_port_rx_write_requests_total" },
-		{ CSRC_NET, "carrier_changes", "ibpulse_port_carrier_changes_total" },
+		{CSRC_IB, "symbol_error", "ibpulse_port_symbol_error_total"},
+		{CSRC_IB, "port_rcv_errors",
+		 "ibpulse_port_errors_received_total"},
+		{CSRC_IB, "port_xmit_discards",
+		 "ibpulse_port_discards_transmitted_total"},
+		{CSRC_IB, "port_xmit_wait", "ibpulse_port_transmit_wait_total"},
+		{CSRC_IB, "link_downed", "ibpulse_port_link_downed_total"},
+		{CSRC_IB, "VL15_dropped", "ibpulse_port_vl15_dropped_total"},
+		{CSRC_HW, "out_of_buffer",
+		 "ibpulse_port_out_of_buffer_drops_total"},
+		{CSRC_HW, "out_of_sequence",
+		 "ibpulse_port_out_of_sequence_packets_received_total"},
+		{CSRC_HW, "packet_seq_err",
+		 "ibpulse_port_packet_sequence_errors_total"},
+		{CSRC_HW, "duplicate_request",
+		 "ibpulse_port_duplicate_requests_packets_total"},
+		{CSRC_HW, "local_ack_timeout_err",
+		 "ibpulse_port_local_ack_timeout_errors_total"},
+		{CSRC_HW, "np_cnp_sent",
+		 "ibpulse_port_np_cnp_packets_sent_total"},
+		{CSRC_HW, "req_cqe_error",
+		 "ibpulse_port_req_cqes_errors_total"},
+		{CSRC_HW, "rx_write_requests",
+		 "ibpulse_port_rx_write_requests_total"},
+		{CSRC_NET, "carrier_changes",
+		 "ibpulse_port_carrier_changes_total"},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const struct counter_def *d = counters_lookup(names[i].src, names[i].sysfs);
+		const struct counter_def *d =
+			counters_lookup(names[i].src, names[i].sysfs);
 
 		assert_non_null(d);
 		assert_string_equal(d->metric, names[i].metric);
@@ -156,7 +174,8 @@ static void test_table_consistency(void **state)
 	for (size_t i = 0; i < n + ng; i++) {
 		const struct counter_def *d = i < n ? &t[i] : &g[i - n];
 		size_t len = strlen(d->metric);
-		int is_total = len > 6 && !strcmp(d->metric + len - 6, "_total");
+		int is_total =
+			len > 6 && !strcmp(d->metric + len - 6, "_total");
 
 		assert_true(expo_metric_name_valid(d->metric));
 		assert_int_equal(strncmp(d->metric, "ibpulse_port_", 13), 0);

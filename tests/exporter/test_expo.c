@@ -37,19 +37,28 @@ static void test_label_utf8(void **state)
 
 	buf_init(&b, 0);
 	/* valid multi-byte text passes through untouched */
-	assert_int_equal(expo_label(&b, "d", "n\xc3\xa9ud \xe2\x82\xac \xf0\x9f\x98\x80"), 0);
-	assert_string_equal(b.data, "d=\"n\xc3\xa9ud \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	assert_int_equal(
+		expo_label(&b, "d",
+			   "n\xc3\xa9ud \xe2\x82\xac \xf0\x9f\x98\x80"),
+		0);
+	assert_string_equal(b.data,
+			    "d=\"n\xc3\xa9ud \xe2\x82\xac \xf0\x9f\x98\x80\"");
 	buf_reset(&b);
 	/* a stray continuation byte, a truncated sequence, an overlong '/',
 	 * a surrogate: each invalid byte becomes U+FFFD */
-	assert_int_equal(expo_label(&b, "d", "a\x80" "b\xc3"), 0);
-	assert_string_equal(b.data, "d=\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"");
+	assert_int_equal(expo_label(&b, "d",
+				    "a\x80"
+				    "b\xc3"),
+			 0);
+	assert_string_equal(b.data, "d=\"a\xef\xbf\xbd"
+				    "b\xef\xbf\xbd\"");
 	buf_reset(&b);
 	assert_int_equal(expo_label(&b, "d", "\xc0\xaf"), 0);
 	assert_string_equal(b.data, "d=\"\xef\xbf\xbd\xef\xbf\xbd\"");
 	buf_reset(&b);
 	assert_int_equal(expo_label(&b, "d", "\xed\xa0\x80"), 0);
-	assert_string_equal(b.data, "d=\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	assert_string_equal(b.data,
+			    "d=\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
 	buf_free(&b);
 }
 
@@ -78,7 +87,8 @@ static void test_help_escaping(void **state)
 	assert_int_equal(expo_escape_help(&b, "a\\b\nc\"d", EXPO_TEXT), 0);
 	assert_string_equal(b.data, "a\\\\b\\nc\"d");
 	buf_reset(&b);
-	assert_int_equal(expo_escape_help(&b, "a\\b\nc\"d", EXPO_OPENMETRICS), 0);
+	assert_int_equal(expo_escape_help(&b, "a\\b\nc\"d", EXPO_OPENMETRICS),
+			 0);
 	assert_string_equal(b.data, "a\\\\b\\nc\\\"d");
 	buf_free(&b);
 }
@@ -93,10 +103,13 @@ static char *render(enum expo_format f)
 	assert_int_equal(expo_label(&lb, "host", "h\"1"), 0);
 	assert_int_equal(expo_label(&lb, "device", "mlx5_0"), 0);
 	expo_init(&e, &out, f);
-	assert_int_equal(expo_family(&e, "x_bytes_total", EXPO_COUNTER, "Bytes.\nMore \\ text."), 0);
+	assert_int_equal(expo_family(&e, "x_bytes_total", EXPO_COUNTER,
+				     "Bytes.\nMore \\ text."),
+			 0);
 	assert_int_equal(expo_sample_u64(&e, lb.data, NULL, 42), 0);
 	assert_int_equal(expo_sample_u64(&e, lb.data, "counter=\"c\"", 7), 0);
-	assert_int_equal(expo_family(&e, "x_empty", EXPO_GAUGE, "Never written."), 0);
+	assert_int_equal(
+		expo_family(&e, "x_empty", EXPO_GAUGE, "Never written."), 0);
 	assert_int_equal(expo_family(&e, "x_port_info", EXPO_INFO, "Info."), 0);
 	assert_int_equal(expo_sample(&e, NULL, "lid=\"3\"", 1), 0);
 	assert_int_equal(expo_family(&e, "x_up", EXPO_GAUGE, NULL), 0);
@@ -112,16 +125,17 @@ static void test_text_format(void **state)
 {
 	char *s = render(EXPO_TEXT);
 
-	assert_string_equal(s,
-		"# HELP x_bytes_total Bytes.\\nMore \\\\ text.\n"
-		"# TYPE x_bytes_total counter\n"
-		"x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\"} 42\n"
-		"x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\",counter=\"c\"} 7\n"
-		"# HELP x_port_info Info.\n"
-		"# TYPE x_port_info gauge\n"
-		"x_port_info{lid=\"3\"} 1\n"
-		"# TYPE x_up gauge\n"
-		"x_up 0.5\n");
+	assert_string_equal(
+		s, "# HELP x_bytes_total Bytes.\\nMore \\\\ text.\n"
+		   "# TYPE x_bytes_total counter\n"
+		   "x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\"} 42\n"
+		   "x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\",counter="
+		   "\"c\"} 7\n"
+		   "# HELP x_port_info Info.\n"
+		   "# TYPE x_port_info gauge\n"
+		   "x_port_info{lid=\"3\"} 1\n"
+		   "# TYPE x_up gauge\n"
+		   "x_up 0.5\n");
 	free(s);
 }
 
@@ -129,17 +143,18 @@ static void test_openmetrics_format(void **state)
 {
 	char *s = render(EXPO_OPENMETRICS);
 
-	assert_string_equal(s,
-		"# HELP x_bytes Bytes.\\nMore \\\\ text.\n"
-		"# TYPE x_bytes counter\n"
-		"x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\"} 42\n"
-		"x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\",counter=\"c\"} 7\n"
-		"# HELP x_port Info.\n"
-		"# TYPE x_port info\n"
-		"x_port_info{lid=\"3\"} 1\n"
-		"# TYPE x_up gauge\n"
-		"x_up 0.5\n"
-		"# EOF\n");
+	assert_string_equal(
+		s, "# HELP x_bytes Bytes.\\nMore \\\\ text.\n"
+		   "# TYPE x_bytes counter\n"
+		   "x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\"} 42\n"
+		   "x_bytes_total{host=\"h\\\"1\",device=\"mlx5_0\",counter="
+		   "\"c\"} 7\n"
+		   "# HELP x_port Info.\n"
+		   "# TYPE x_port info\n"
+		   "x_port_info{lid=\"3\"} 1\n"
+		   "# TYPE x_up gauge\n"
+		   "x_up 0.5\n"
+		   "# EOF\n");
 	free(s);
 }
 
@@ -153,19 +168,22 @@ static void test_family_rules(void **state)
 	assert_int_equal(expo_family(&e, "a_total", EXPO_COUNTER, NULL), 0);
 	assert_int_equal(expo_sample_u64(&e, NULL, NULL, 1), 0);
 	/* a second TYPE for the same family is refused, and sticks */
-	assert_int_equal(expo_family(&e, "a_total", EXPO_COUNTER, NULL), -EEXIST);
+	assert_int_equal(expo_family(&e, "a_total", EXPO_COUNTER, NULL),
+			 -EEXIST);
 	assert_int_equal(expo_sample_u64(&e, NULL, NULL, 2), -EEXIST);
 	assert_int_equal(expo_finish(&e), -EEXIST);
 	expo_free(&e);
 
 	expo_init(&e, &out, EXPO_TEXT);
-	assert_int_equal(expo_family(&e, "a_count", EXPO_COUNTER, NULL), -EINVAL);
+	assert_int_equal(expo_family(&e, "a_count", EXPO_COUNTER, NULL),
+			 -EINVAL);
 	expo_free(&e);
 	expo_init(&e, &out, EXPO_TEXT);
 	assert_int_equal(expo_family(&e, "a_labels", EXPO_INFO, NULL), -EINVAL);
 	expo_free(&e);
 	expo_init(&e, &out, EXPO_TEXT);
-	assert_int_equal(expo_family(&e, "bad name", EXPO_GAUGE, NULL), -EINVAL);
+	assert_int_equal(expo_family(&e, "bad name", EXPO_GAUGE, NULL),
+			 -EINVAL);
 	expo_free(&e);
 	/* nothing but the first family's lines was written */
 	assert_string_equal(out.data, "# TYPE a_total counter\na_total 1\n");
@@ -204,7 +222,8 @@ static void test_long_line(void **state)
 	expo_init(&e, &out, EXPO_TEXT);
 	assert_int_equal(expo_family(&e, "g", EXPO_GAUGE, NULL), 0);
 	assert_int_equal(expo_sample_u64(&e, lb.data, NULL, 5), 0);
-	assert_int_equal(out.len, strlen("# TYPE g gauge\n") + 2 + 4 + 5001 + 4);
+	assert_int_equal(out.len,
+			 strlen("# TYPE g gauge\n") + 2 + 4 + 5001 + 4);
 	assert_string_equal(out.data + out.len - 4, "} 5\n");
 	expo_free(&e);
 	buf_free(&out);

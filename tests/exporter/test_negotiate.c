@@ -15,9 +15,12 @@
 static void test_format(void **state)
 {
 	/* what Prometheus 2.42 sends */
-	assert_int_equal(negotiate_format(
-		"application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
-		"version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+	assert_int_equal(
+		negotiate_format("application/"
+				 "openmetrics-text;version=1.0.0,application/"
+				 "openmetrics-text;"
+				 "version=0.0.1;q=0.75,text/"
+				 "plain;version=0.0.4;q=0.5,*/*;q=0.1"),
 		EXPO_OPENMETRICS);
 	assert_int_equal(negotiate_format(NULL), EXPO_TEXT);
 	assert_int_equal(negotiate_format(""), EXPO_TEXT);
@@ -25,24 +28,32 @@ static void test_format(void **state)
 	assert_int_equal(negotiate_format("text/plain"), EXPO_TEXT);
 	assert_int_equal(negotiate_format("application/openmetrics-text"),
 			 EXPO_OPENMETRICS);
-	assert_int_equal(negotiate_format("Application/OpenMetrics-Text ; Version=\"1.0.0\""),
-			 EXPO_OPENMETRICS);
+	assert_int_equal(
+		negotiate_format(
+			"Application/OpenMetrics-Text ; Version=\"1.0.0\""),
+		EXPO_OPENMETRICS);
 	/* q-values decide, whatever the order */
-	assert_int_equal(negotiate_format(
-		"text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5"),
-		EXPO_TEXT);
-	assert_int_equal(negotiate_format(
-		"text/plain;q=0.2, application/openmetrics-text;q=0.8"),
+	assert_int_equal(negotiate_format("text/plain;version=0.0.4;q=0.9, "
+					  "application/openmetrics-text;q=0.5"),
+			 EXPO_TEXT);
+	assert_int_equal(
+		negotiate_format(
+			"text/plain;q=0.2, application/openmetrics-text;q=0.8"),
 		EXPO_OPENMETRICS);
 	assert_int_equal(negotiate_format("application/openmetrics-text;q=0"),
 			 EXPO_TEXT);
-	assert_int_equal(negotiate_format("application/openmetrics-text;q=bogus"),
-			 EXPO_TEXT);
+	assert_int_equal(
+		negotiate_format("application/openmetrics-text;q=bogus"),
+		EXPO_TEXT);
 	/* a version we do not write */
-	assert_int_equal(negotiate_format("application/openmetrics-text;version=0.0.1"),
-			 EXPO_TEXT);
-	assert_int_equal(negotiate_format("application/openmetrics-text;version=2.0.0,text/plain;q=0.1"),
-			 EXPO_TEXT);
+	assert_int_equal(
+		negotiate_format("application/openmetrics-text;version=0.0.1"),
+		EXPO_TEXT);
+	assert_int_equal(
+		negotiate_format(
+			"application/openmetrics-text;version=2.0.0,text/"
+			"plain;q=0.1"),
+		EXPO_TEXT);
 	assert_int_equal(negotiate_format(",,;;,application/openmetrics-text,"),
 			 EXPO_OPENMETRICS);
 }

@@ -58,15 +58,18 @@ static void apply_schema(sqlite3 *db)
 /* Three hosts: fresh, stale (up 0, series kept), gone (series dropped). */
 static void fill(sqlite3 *db, double now)
 {
-	static const char *const hosts[] = { "fresh", "stale", "gone" };
-	static const double age[] = { 1, 200, 3600 };
+	static const char *const hosts[] = {"fresh", "stale", "gone"};
+	static const double age[] = {1, 200, 3600};
 	char sql[1024];
 
 	for (int h = 0; h < 3; h++) {
 		snprintf(sql, sizeof(sql),
-			 "INSERT INTO host VALUES (%d, '%s', 0, %f, NULL, '0.1');"
-			 "INSERT INTO device (id, host_id, name, node_desc, hca_type,"
-			 " pcie_cur_speed_gts, pcie_max_speed_gts, pcie_cur_width,"
+			 "INSERT INTO host VALUES (%d, '%s', 0, %f, NULL, "
+			 "'0.1');"
+			 "INSERT INTO device (id, host_id, name, node_desc, "
+			 "hca_type,"
+			 " pcie_cur_speed_gts, pcie_max_speed_gts, "
+			 "pcie_cur_width,"
 			 " pcie_max_width, updated) VALUES (%d, %d, 'mlx5_0',"
 			 " 'a \"q\" \\ b', 'MT4123', 8.0, 16.0, 16, 16, 0);",
 			 h + 1, hosts[h], now - age[h], h + 1, h + 1);
@@ -75,10 +78,12 @@ static void fill(sqlite3 *db, double now)
 			int port_id = h * 2 + p;
 
 			snprintf(sql, sizeof(sql),
-				 "INSERT INTO port (id, host_id, device_id, port, state,"
+				 "INSERT INTO port (id, host_id, device_id, "
+				 "port, state,"
 				 " phys_state, rate_bytes, updated) VALUES"
 				 " (%d, %d, %d, %d, 4, 5, 12500000000, 0);"
-				 "INSERT INTO series (port_id, source, name, value, changed) VALUES"
+				 "INSERT INTO series (port_id, source, name, "
+				 "value, changed) VALUES"
 				 " (%d, 0, 'port_xmit_data', 1000, 0),"
 				 " (%d, 0, 'symbol_error', %d, 0),"
 				 " (%d, 0, 'link_downed', 255, 0),"
@@ -121,7 +126,8 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char path[160];
 
-	for (const char *const *s = (const char *const[]){ "", "-wal", "-shm", NULL };
+	for (const char *const *s =
+		     (const char *const[]){"", "-wal", "-shm", NULL};
 	     *s; s++) {
 		snprintf(path, sizeof(path), "%s%s", f->db, *s);
 		unlink(path);
@@ -133,11 +139,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static char *scrape(struct fixture *f, enum expo_format format,
-		    unsigned shard, unsigned shards, int *ret)
+static char *scrape(struct fixture *f, enum expo_format format, unsigned shard,
+		    unsigned shards, int *ret)
 {
-	struct scrape_req rq = { .shard = shard, .shards = shards,
-				 .format = format, .now = (double)time(NULL) };
+	struct scrape_req rq = {.shard = shard,
+				.shards = shards,
+				.format = format,
+				.now = (double)time(NULL)};
 	char err[256];
 	struct buf out;
 
@@ -171,7 +179,8 @@ static void check_grouped(const char *body, int om)
 		if (!strncmp(l, "# TYPE ", 7)) {
 			size_t fl = strcspn(l + 7, " ");
 
-			snprintf(family, sizeof(family), "%.*s", (int)fl, l + 7);
+			snprintf(family, sizeof(family), "%.*s", (int)fl,
+				 l + 7);
 			for (int i = 0; i < n_seen; i++)
 				assert_string_not_equal(seen[i], family);
 			snprintf(seen[n_seen++], sizeof(seen[0]), "%s", family);
@@ -197,19 +206,38 @@ static void test_text_body(void **state)
 	assert_non_null(strstr(s, "ibpulse_host_up{host=\"gone\"} 0\n"));
 	/* the silent host keeps up/last_report, loses its port series */
 	assert_int_equal(count(s, "host=\"gone\""), 3);
-	assert_int_equal(count(s, "ibpulse_port_data_transmitted_bytes_total{"), 4);
-	assert_non_null(strstr(s, "ibpulse_port_data_transmitted_bytes_total{host=\"stale\",device=\"mlx5_0\",port=\"2\"} 4000\n"));
-	assert_non_null(strstr(s, "ibpulse_port_error_saturated{host=\"fresh\",device=\"mlx5_0\",port=\"1\",counter=\"symbol_error\"} 1\n"));
-	assert_non_null(strstr(s, "ibpulse_port_error_saturated{host=\"fresh\",device=\"mlx5_0\",port=\"2\",counter=\"symbol_error\"} 0\n"));
-	assert_non_null(strstr(s, "ibpulse_port_error_saturated{host=\"fresh\",device=\"mlx5_0\",port=\"2\",counter=\"link_downed\"} 1\n"));
-	assert_non_null(strstr(s, "ibpulse_port_hw_counters_total{host=\"fresh\",device=\"mlx5_0\",port=\"1\",counter=\"sent_pkts\"} 77\n"));
-	assert_non_null(strstr(s, "ibpulse_port_lifespan_seconds{host=\"fresh\",device=\"mlx5_0\",port=\"1\"} 0.01\n"));
-	assert_non_null(strstr(s, "ibpulse_port_carrier_changes_total{host=\"fresh\",device=\"mlx5_0\",port=\"1\"} 3\n"));
+	assert_int_equal(count(s, "ibpulse_port_data_transmitted_bytes_total{"),
+			 4);
+	assert_non_null(
+		strstr(s, "ibpulse_port_data_transmitted_bytes_total{host="
+			  "\"stale\",device=\"mlx5_0\",port=\"2\"} 4000\n"));
+	assert_non_null(strstr(
+		s, "ibpulse_port_error_saturated{host=\"fresh\",device=\"mlx5_"
+		   "0\",port=\"1\",counter=\"symbol_error\"} 1\n"));
+	assert_non_null(strstr(
+		s, "ibpulse_port_error_saturated{host=\"fresh\",device=\"mlx5_"
+		   "0\",port=\"2\",counter=\"symbol_error\"} 0\n"));
+	assert_non_null(strstr(
+		s, "ibpulse_port_error_saturated{host=\"fresh\",device=\"mlx5_"
+		   "0\",port=\"2\",counter=\"link_downed\"} 1\n"));
+	assert_non_null(strstr(
+		s, "ibpulse_port_hw_counters_total{host=\"fresh\",device="
+		   "\"mlx5_0\",port=\"1\",counter=\"sent_pkts\"} 77\n"));
+	assert_non_null(
+		strstr(s, "ibpulse_port_lifespan_seconds{host=\"fresh\",device="
+			  "\"mlx5_0\",port=\"1\"} 0.01\n"));
+	assert_non_null(
+		strstr(s, "ibpulse_port_carrier_changes_total{host=\"fresh\","
+			  "device=\"mlx5_0\",port=\"1\"} 3\n"));
 	/* stored as a signed 64-bit integer, served as the u64 it was */
-	assert_non_null(strstr(s, "counter=\"rx_prio3_pause\"} 18446744073709551615\n"));
+	assert_non_null(strstr(
+		s, "counter=\"rx_prio3_pause\"} 18446744073709551615\n"));
 	assert_non_null(strstr(s, "node_desc=\"a \\\"q\\\" \\\\ b\""));
-	assert_non_null(strstr(s, "ibpulse_device_pcie_link_degraded{host=\"fresh\",device=\"mlx5_0\"} 1\n"));
-	assert_non_null(strstr(s, "ibpulse_device_pcie_current_speed_transfers_per_second{host=\"fresh\",device=\"mlx5_0\"} 8000000000\n"));
+	assert_non_null(strstr(s, "ibpulse_device_pcie_link_degraded{host="
+				  "\"fresh\",device=\"mlx5_0\"} 1\n"));
+	assert_non_null(strstr(
+		s, "ibpulse_device_pcie_current_speed_transfers_per_second{"
+		   "host=\"fresh\",device=\"mlx5_0\"} 8000000000\n"));
 	assert_null(strstr(s, "# EOF"));
 	assert_non_null(strstr(s, "ibpulse_exporter_series "));
 	free(s);
@@ -223,9 +251,11 @@ static void test_openmetrics_body(void **state)
 
 	assert_int_equal(ret, 0);
 	check_grouped(s, 1);
-	assert_non_null(strstr(s, "# TYPE ibpulse_port_data_transmitted_bytes counter\n"));
+	assert_non_null(strstr(
+		s, "# TYPE ibpulse_port_data_transmitted_bytes counter\n"));
 	assert_non_null(strstr(s, "# TYPE ibpulse_port info\n"));
-	assert_non_null(strstr(s, "# TYPE ibpulse_port_lifespan_seconds gauge\n"));
+	assert_non_null(
+		strstr(s, "# TYPE ibpulse_port_lifespan_seconds gauge\n"));
 	assert_string_equal(s + strlen(s) - 6, "# EOF\n");
 	free(s);
 }
@@ -242,7 +272,9 @@ static void test_shards_partition(void **state)
 		total += count(s, "ibpulse_host_up{");
 		/* no host's series leak into another shard */
 		assert_int_equal(count(s, "ibpulse_host_up{host=\"fresh\"}"),
-				 count(s, "ibpulse_port_data_transmitted_bytes_total{host=\"fresh\"") / 2);
+				 count(s, "ibpulse_port_data_transmitted_bytes_"
+					  "total{host=\"fresh\"") /
+					 2);
 		free(s);
 	}
 	assert_int_equal(total, 3);
@@ -271,7 +303,8 @@ static void test_database_errors(void **state)
 	f->cfg.db = good;
 	s = scrape(f, EXPO_TEXT, 0, 1, &ret);
 	assert_int_equal(ret, 0);
-	assert_non_null(strstr(s, "ibpulse_exporter_database_errors_total 1\n"));
+	assert_non_null(
+		strstr(s, "ibpulse_exporter_database_errors_total 1\n"));
 	/* the previous scrape's duration is served */
 	assert_non_null(strstr(s, "ibpulse_exporter_scrape_duration_seconds "));
 	free(s);
@@ -282,7 +315,7 @@ static void check_gunzip(const char *gz, size_t gz_len, const char *want,
 			 size_t len)
 {
 	char *back = malloc(len + 16);
-	z_stream z = { 0 };
+	z_stream z = {0};
 
 	assert_int_equal((unsigned char)gz[0], 0x1f); /* gzip magic */
 	assert_int_equal((unsigned char)gz[1], 0x8b);
@@ -316,8 +349,9 @@ static void test_gzip_roundtrip(void **state)
 	for (size_t i = 0; i < big_len; i++)
 		big[i] = s[(i * 7) % len];
 	for (unsigned threads = 1; threads <= 3; threads++) {
-		assert_int_equal(pgzip_compress(big, big_len, 6, threads, &gz,
-						&gz_len), 0);
+		assert_int_equal(
+			pgzip_compress(big, big_len, 6, threads, &gz, &gz_len),
+			0);
 		check_gunzip(gz, gz_len, big, big_len);
 		free(gz);
 	}

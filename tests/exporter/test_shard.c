@@ -31,7 +31,7 @@ static void test_stable(void **state)
 static void test_partition_and_balance(void **state)
 {
 	enum { HOSTS = 10000, SHARDS = 8 };
-	unsigned count[SHARDS] = { 0 };
+	unsigned count[SHARDS] = {0};
 	char name[32];
 
 	for (int i = 0; i < HOSTS; i++) {
@@ -70,7 +70,8 @@ static void test_parse(void **state)
 	assert_int_equal(shard_parse("3", "4", &i, &n, err, sizeof(err)), 0);
 	assert_int_equal(i, 3);
 	assert_int_equal(n, 4);
-	assert_int_equal(shard_parse("0", "65536", &i, &n, err, sizeof(err)), 0);
+	assert_int_equal(shard_parse("0", "65536", &i, &n, err, sizeof(err)),
+			 0);
 	check_bad("4", "4", "shard must be");
 	check_bad("0", "0", "shards must be");
 	check_bad("0", "65537", "shards must be");
