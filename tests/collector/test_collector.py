@@ -205,6 +205,34 @@ class CollectorTest(unittest.TestCase):
         bad = make_report("node1", 7)
         del bad["host"]
         self.assert_rejected(400, self.post(bad, token("node1")), "host")
+        # Valid JSON the database refuses (two GIDs at one index): 400, and
+        # good reports committed alongside it are not failed with it.
+        dup = make_report("node1", 8)
+        gids = dup["devices"][0]["ports"][0]["gids"]
+        gids.append(dict(gids[0]))
+        results = {}
+
+        def send(key, report, host):
+            results[key] = self.post(report, token(host))[0]
+        threads = [threading.Thread(target=send, args=("dup", dup, "node1"))]
+        threads += [threading.Thread(target=send, args=(h, make_report(h, 9), h))
+                    for h in ("node4", "node5", "node6")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertEqual(results, {"dup": 400, "node4": 200, "node5": 200, "node6": 200})
+        for h in ("node4", "node5", "node6"):
+            self.assertEqual(self.c.count(
+                "SELECT count(*) FROM host WHERE name = ?", h), 1)
+        self.assertEqual(self.c.count(
+            "SELECT count(*) FROM series x JOIN port p ON p.id = x.port_id JOIN host h "
+            "ON h.id = p.host_id WHERE h.name = 'node1' AND x.name = 'port_xmit_data' "
+            "AND x.value = 8"), 0)
+        with sqlite3.connect(self.c.db) as db:
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("DELETE FROM host WHERE name IN ('node4', 'node5', 'node6')")
+        db.close()
         # Missing, unknown and foreign tokens.
         h = self.assert_rejected(401, self.post(good, None))
         self.assertTrue(h["WWW-Authenticate"].startswith("Bearer"))
