@@ -264,11 +264,13 @@ static enum MHD_Result http_answer(struct http_req *req)
 {
 	struct writer_job *job = &req->job;
 	struct MHD_Connection *conn = req->conn;
-	char msg[160];
+	char msg[256];
 
-	if (job->status == -EINVAL)
-		return http_error(conn, MHD_HTTP_BAD_REQUEST,
-				  "the report breaks a database constraint");
+	if (job->status == -EINVAL) {
+		snprintf(msg, sizeof(msg), "the database refuses the report: %s",
+			 job->error[0] ? job->error : "constraint failed");
+		return http_error(conn, MHD_HTTP_BAD_REQUEST, msg);
+	}
 	if (job->status == -ENOENT) {
 		snprintf(msg, sizeof(msg), "unknown host '%s'", req->target);
 		return http_error(conn, MHD_HTTP_NOT_FOUND, msg);

@@ -66,6 +66,7 @@ static const char *const store_sql_text[SQL_COUNT] = {
 
 int store_err(struct store *st, int rc, const char *what)
 {
+	snprintf(st->last_error, sizeof(st->last_error), "%s", sqlite3_errmsg(st->db));
 	/* A full disk fails every batch: say so every 10 s, not every time. */
 	log_once(what, 10, LOG_LVL_ERR, "store: %s: %s (%s)", what,
 		 sqlite3_errmsg(st->db), sqlite3_errstr(rc));
@@ -225,6 +226,11 @@ void store_close(struct store *st)
 	free(st->path);
 	free(st->wal_path);
 	free(st);
+}
+
+const char *store_last_error(const struct store *st)
+{
+	return st->last_error;
 }
 
 int store_schema_version(struct store *st)

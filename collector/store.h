@@ -87,6 +87,9 @@ int store_prune(struct store *st, double now, size_t *deleted);
  */
 int store_checkpoint(struct store *st, long long *wal_bytes);
 
+/* SQLite's message for the last failure ("" if none); lives in @st. */
+const char *store_last_error(const struct store *st);
+
 /* Number of cached series (tests and logs). */
 size_t store_cached_series(const struct store *st);
 

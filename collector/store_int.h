@@ -72,6 +72,7 @@ struct store {
 	struct map *hosts;	/* name -> struct cache_host */
 	struct map *names;	/* interned counter names */
 	size_t n_series;	/* cached series, all ports */
+	char last_error[160];	/* sqlite3_errmsg of the last failure */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +57,7 @@ int writer_submit(struct writer *w, struct writer_job *job)
 	job->rows = writer_rows(job);
 	job->next = NULL;
 	job->status = 0;
+	job->error[0] = '\0';
 	memset(&job->stats, 0, sizeof(job->stats));
 	pthread_mutex_lock(&w->lock);
 	if (w->stopping) {
@@ -173,6 +175,8 @@ static void writer_batch(struct writer *w, struct writer_job *jobs)
 	int ret = writer_transaction(w, jobs, NULL);
 
 	writer_count(w, ret);
+	if (ret == -EINVAL && !jobs->next)
+		snprintf(jobs->error, sizeof(jobs->error), "%s", store_last_error(w->st));
 	if (ret == -EINVAL && jobs->next) {
 		log_warn("writer: a batch broke a constraint; retrying its jobs one by one");
 		while (jobs) {
@@ -180,6 +184,9 @@ static void writer_batch(struct writer *w, struct writer_job *jobs)
 
 			ret = writer_transaction(w, jobs, next);
 			writer_count(w, ret);
+			if (ret == -EINVAL)
+				snprintf(jobs->error, sizeof(jobs->error), "%s",
+					 store_last_error(w->st));
 			writer_finish(w, jobs, ret);
 			jobs = next;
 		}

@@ -35,6 +35,7 @@ struct writer_job {
 	int status;	/* 0; -ENOENT (retire of an unknown host); -EINVAL (the
 			 * rows break a constraint); other -errno: storage failed */
 	struct store_stats stats;
+	char error[160];	/* with -EINVAL: what the database refused */
 	/*
 	 * Called on the writer thread once the job's transaction committed or
 	 * failed; after it returns the writer never touches the job again.

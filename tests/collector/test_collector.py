@@ -213,7 +213,8 @@ class CollectorTest(unittest.TestCase):
         results = {}
 
         def send(key, report, host):
-            results[key] = self.post(report, token(host))[0]
+            st, _, body = self.post(report, token(host))
+            results[key] = (st, "gid") if b"gid" in body else st
         threads = [threading.Thread(target=send, args=("dup", dup, "node1"))]
         threads += [threading.Thread(target=send, args=(h, make_report(h, 9), h))
                     for h in ("node4", "node5", "node6")]
@@ -221,7 +222,8 @@ class CollectorTest(unittest.TestCase):
             t.start()
         for t in threads:
             t.join(60)
-        self.assertEqual(results, {"dup": 400, "node4": 200, "node5": 200, "node6": 200})
+        self.assertEqual(results, {"dup": (400, "gid"), "node4": 200,
+                                   "node5": 200, "node6": 200})
         for h in ("node4", "node5", "node6"):
             self.assertEqual(self.c.count(
                 "SELECT count(*) FROM host WHERE name = ?", h), 1)
