@@ -325,6 +325,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	log_init("ibpulse-collector", LOG_LVL_INFO);
+	store_global_init();
 	ret = parse_args(argc, argv, &c, ov, &n_ov);
 	if (ret)
 		return ret > 0 ? 0 : 2;

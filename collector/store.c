@@ -228,6 +228,14 @@ void store_close(struct store *st)
 	free(st);
 }
 
+void store_global_init(void)
+{
+	/* Each connection is used by one thread (the writer's, or the CLI's):
+	 * SQLite's per-connection mutexes and memory statistics are overhead. */
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 const char *store_last_error(const struct store *st)
 {
 	return st->last_error;

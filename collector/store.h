@@ -40,6 +40,12 @@ struct store_stats {
 };
 
 /*
+ * store_global_init() - SQLite settings for the whole process; call first
+ * thing in main(), before any other SQLite use (later calls do nothing).
+ */
+void store_global_init(void);
+
+/*
  * store_open() - open or create the database, set WAL, synchronous=FULL,
  * foreign_keys and busy_timeout, apply the schema. Returns 0, -EPROTO for
  * a database newer than the schema files, or another negative errno.
