@@ -107,8 +107,11 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 			 cfg->max_body_bytes);
 	else if (ret)
 		snprintf(err, errlen, "rendering failed: %s", strerror(-ret));
-	if (ret)
+	if (ret) {
+		log_once("exporter-render", 60, LOG_LVL_WARN, "/metrics: %s",
+			 err);
 		return ret;
+	}
 	pthread_mutex_lock(&st->lock);
 	st->last_duration = mono_now() - t0;
 	pthread_mutex_unlock(&st->lock);

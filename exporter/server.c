@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The exporter's HTTP side: see server.h. Each request is answered in the
- * worker thread that parsed it, on the first call of the handler (GET has
- * no body); the body is complete in memory before it is queued.
+ * worker thread that parsed it, on the second call of the handler (once
+ * MHD has the whole request, so the connection can be kept alive); the
+ * body is complete in memory before it is queued.
  */
 #include "server.h"
 #include "log.h"
