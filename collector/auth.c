@@ -123,12 +123,14 @@ int auth_add(struct auth *a, const char *host, const char *token, char *err,
 	uint64_t h;
 
 	if (len < AUTH_MIN_TOKEN) {
-		snprintf(err, errlen, "token for host '%s' is shorter than %d characters",
+		snprintf(err, errlen,
+			 "token for host '%s' is shorter than %d characters",
 			 host, AUTH_MIN_TOKEN);
 		return -EINVAL;
 	}
 	if (auth_host(a, token, len)) {
-		snprintf(err, errlen, "token for host '%s' is also given to another host",
+		snprintf(err, errlen,
+			 "token for host '%s' is also given to another host",
 			 host);
 		return -EINVAL;
 	}
@@ -200,8 +202,8 @@ int auth_load_file(struct auth *a, const char *path, char *err, size_t errlen)
 		if (!*p || *p == '#')
 			continue;
 		if (auth_split(p, &host, &token)) {
-			snprintf(err, errlen, "%s:%u: expected \"host token\"", path,
-				 lineno);
+			snprintf(err, errlen, "%s:%u: expected \"host token\"",
+				 path, lineno);
 			ret = -EINVAL;
 			break;
 		}

@@ -36,9 +36,9 @@
 enum http_route { ROUTE_REPORT, ROUTE_HEALTH, ROUTE_RETIRE };
 
 enum http_state {
-	REQ_BODY,	/* receiving the body */
-	REQ_REJECTED,	/* answered early; swallow what still arrives */
-	REQ_WAITING,	/* suspended, job with the writer */
+	REQ_BODY,     /* receiving the body */
+	REQ_REJECTED, /* answered early; swallow what still arrives */
+	REQ_WAITING,  /* suspended, job with the writer */
 };
 
 struct http {
@@ -46,7 +46,7 @@ struct http {
 	struct writer *writer;
 	struct MHD_Daemon *daemon;
 	unsigned port;
-	atomic_uint suspended;	/* requests between suspend and completion */
+	atomic_uint suspended; /* requests between suspend and completion */
 };
 
 struct http_req {
@@ -54,11 +54,11 @@ struct http_req {
 	struct MHD_Connection *conn;
 	enum http_route route;
 	enum http_state state;
-	const char *token_host;	/* the host the bearer token names */
+	const char *token_host;		  /* the host the bearer token names */
 	char target[REPORT_MAX_NAME + 1]; /* the host to retire */
 	struct buf body;
 	int too_big;
-	int counted;		/* in http.suspended */
+	int counted; /* in http.suspended */
 	struct report *report;
 	struct writer_job job;
 };
@@ -66,7 +66,8 @@ struct http_req {
 /* ---- responses ---- */
 
 static enum MHD_Result http_send(struct MHD_Connection *conn, unsigned status,
-				 json_t *body, const char *hname, const char *hval)
+				 json_t *body, const char *hname,
+				 const char *hval)
 {
 	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	struct MHD_Response *resp;
@@ -81,7 +82,8 @@ static enum MHD_Result http_send(struct MHD_Connection *conn, unsigned status,
 		free(text);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"application/json");
 	if (hname)
 		MHD_add_response_header(resp, hname, hval);
 	ret = MHD_queue_response(conn, status, resp);
@@ -101,7 +103,8 @@ static enum MHD_Result http_error(struct MHD_Connection *conn, unsigned status,
 		hname = MHD_HTTP_HEADER_RETRY_AFTER;
 		hval = HTTP_RETRY_AFTER;
 	}
-	return http_send(conn, status, json_pack("{s:s}", "error", msg), hname, hval);
+	return http_send(conn, status, json_pack("{s:s}", "error", msg), hname,
+			 hval);
 }
 
 static enum MHD_Result http_bad_method(struct MHD_Connection *conn,
@@ -117,7 +120,8 @@ static enum MHD_Result http_bad_method(struct MHD_Connection *conn,
 /* "/api/v1/hosts/NAME/retire": copy NAME into @name; -EINVAL otherwise. */
 static int http_retire_target(const char *url, char *name, size_t size)
 {
-	size_t plen = strlen(HTTP_HOSTS_PREFIX), slen = strlen(HTTP_RETIRE_SUFFIX);
+	size_t plen = strlen(HTTP_HOSTS_PREFIX),
+	       slen = strlen(HTTP_RETIRE_SUFFIX);
 	size_t len = strlen(url), n;
 
 	if (len <= plen + slen || strncmp(url, HTTP_HOSTS_PREFIX, plen) ||
@@ -133,9 +137,10 @@ static int http_retire_target(const char *url, char *name, size_t size)
 
 static const char *http_bearer(struct MHD_Connection *conn, size_t *len)
 {
-	return auth_bearer(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						       MHD_HTTP_HEADER_AUTHORIZATION),
-			   len);
+	return auth_bearer(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_AUTHORIZATION),
+		len);
 }
 
 /* 0 when the request may go on; else the answer was queued in *@ret. */
@@ -152,10 +157,12 @@ static int http_authorize(struct http *h, struct http_req *req,
 
 		if (!admin)
 			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
-					  "the retire API is disabled (no admin_token configured)");
+					  "the retire API is disabled (no "
+					  "admin_token configured)");
 		else if (!tok || !auth_equal(tok, len, admin, strlen(admin)))
-			*ret = http_error(req->conn, MHD_HTTP_UNAUTHORIZED,
-					  "a valid admin bearer token is required");
+			*ret = http_error(
+				req->conn, MHD_HTTP_UNAUTHORIZED,
+				"a valid admin bearer token is required");
 		else
 			return 0;
 		return -EACCES;
@@ -164,14 +171,15 @@ static int http_authorize(struct http *h, struct http_req *req,
 	if (req->token_host)
 		return 0;
 	*ret = http_error(req->conn, MHD_HTTP_UNAUTHORIZED,
-			  tok ? "unknown bearer token" : "a bearer token is required");
+			  tok ? "unknown bearer token"
+			      : "a bearer token is required");
 	return -EACCES;
 }
 
 static int http_length_ok(struct http *h, struct MHD_Connection *conn)
 {
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cl = MHD_lookup_connection_value(
+		conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	unsigned long long v;
 	char *end;
 
@@ -213,7 +221,8 @@ static enum MHD_Result http_begin(struct http *h, struct MHD_Connection *conn,
 			return http_bad_method(conn, MHD_HTTP_METHOD_POST);
 	} else if (!strcmp(url, HTTP_HEALTH_PATH)) {
 		req->route = ROUTE_HEALTH;
-		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+		    strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return http_bad_method(conn, "GET, HEAD");
 	} else if (!http_retire_target(url, req->target, sizeof(req->target))) {
 		req->route = ROUTE_RETIRE;
@@ -267,7 +276,8 @@ static enum MHD_Result http_answer(struct http_req *req)
 	char msg[256];
 
 	if (job->status == -EINVAL) {
-		snprintf(msg, sizeof(msg), "the database refuses the report: %s",
+		snprintf(msg, sizeof(msg),
+			 "the database refuses the report: %s",
 			 job->error[0] ? job->error : "constraint failed");
 		return http_error(conn, MHD_HTTP_BAD_REQUEST, msg);
 	}
@@ -277,20 +287,24 @@ static enum MHD_Result http_answer(struct http_req *req)
 	}
 	if (job->status)
 		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  job->status == -ESHUTDOWN ? "the collector is shutting down" :
-				  "storage failed; retry later");
+				  job->status == -ESHUTDOWN
+					  ? "the collector is shutting down"
+					  : "storage failed; retry later");
 	switch (req->route) {
 	case ROUTE_REPORT:
 		return http_send(conn, MHD_HTTP_OK,
-				 json_pack("{s:I}", "stored", (json_int_t)job->stats.samples),
+				 json_pack("{s:I}", "stored",
+					   (json_int_t)job->stats.samples),
 				 NULL, NULL);
 	case ROUTE_RETIRE:
-		return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "retired", req->target),
+		return http_send(conn, MHD_HTTP_OK,
+				 json_pack("{s:s}", "retired", req->target),
 				 NULL, NULL);
 	case ROUTE_HEALTH:
 		break;
 	}
-	return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, NULL);
+	return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"),
+			 NULL, NULL);
 }
 
 /* The whole body is in: validate and submit. */
@@ -310,7 +324,8 @@ static enum MHD_Result http_process(struct http *h, struct http_req *req)
 	buf_free(&req->body);
 	if (strcmp(req->report->host, req->token_host) != 0) {
 		snprintf(msg, sizeof(msg),
-			 "host: the token is for host '%s', the report is for '%s'",
+			 "host: the token is for host '%s', "
+			 "the report is for '%s'",
 			 req->token_host, req->report->host);
 		return http_error(req->conn, MHD_HTTP_FORBIDDEN, msg);
 	}
@@ -319,7 +334,8 @@ static enum MHD_Result http_process(struct http *h, struct http_req *req)
 
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn,
 				    const char *url, const char *method,
-				    const char *version, const char *upload_data,
+				    const char *version,
+				    const char *upload_data,
 				    size_t *upload_data_size, void **con_cls)
 {
 	struct http *h = cls;
@@ -337,8 +353,9 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn,
 		break;
 	}
 	if (*upload_data_size) {
-		int r = req->too_big ? 0 :
-			buf_add(&req->body, upload_data, *upload_data_size);
+		int r = req->too_big ? 0
+				     : buf_add(&req->body, upload_data,
+					       *upload_data_size);
 
 		if (r == -ENOMEM)
 			return MHD_NO;
@@ -389,14 +406,15 @@ http_mhd_log(void *cls, const char *fmt, va_list ap)
 static int http_address(const struct http_opts *o, struct sockaddr_storage *ss,
 			socklen_t *len, int *v6)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE,
-				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+				 .ai_socktype = SOCK_STREAM};
 	struct addrinfo *ai;
 	int rc = getaddrinfo(o->listen, NULL, &hints, &ai);
 
 	if (rc) {
-		log_err("http: listen address '%s' is not a numeric IPv4 or IPv6 "
-			"address: %s", o->listen, gai_strerror(rc));
+		log_err("http: listen address '%s' is not a numeric "
+			"IPv4 or IPv6 address: %s",
+			o->listen, gai_strerror(rc));
 		return -EINVAL;
 	}
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
@@ -404,7 +422,8 @@ static int http_address(const struct http_opts *o, struct sockaddr_storage *ss,
 	*v6 = ai->ai_family == AF_INET6;
 	freeaddrinfo(ai);
 	if (*v6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)o->port);
+		((struct sockaddr_in6 *)ss)->sin6_port =
+			htons((uint16_t)o->port);
 	else
 		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)o->port);
 	return 0;
@@ -412,10 +431,12 @@ static int http_address(const struct http_opts *o, struct sockaddr_storage *ss,
 
 static unsigned http_flags(const struct http_opts *o, int v6)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+	unsigned flags =
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME;
 
-	flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ?
-			 MHD_USE_EPOLL : MHD_USE_POLL;
+	flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+			 ? MHD_USE_EPOLL
+			 : MHD_USE_POLL;
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (o->tls_cert_pem)
@@ -430,27 +451,29 @@ static struct MHD_Daemon *http_start(struct http *h, const struct sockaddr *sa,
 	/* Options that only apply in some setups go at the end, so the list
 	 * can be cut short with MHD_OPTION_END where they are unused. */
 	struct MHD_OptionItem opts[] = {
-		{ MHD_OPTION_SOCK_ADDR, 0, (void *)sa },
-		{ MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout, NULL },
-		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit, NULL },
-		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->connection_memory, NULL },
-		{ MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL },
-		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_completed, h },
-		{ MHD_OPTION_END, 0, NULL }, /* thread pool */
-		{ MHD_OPTION_END, 0, NULL }, /* TLS key */
-		{ MHD_OPTION_END, 0, NULL }, /* TLS cert */
-		{ MHD_OPTION_END, 0, NULL },
+		{MHD_OPTION_SOCK_ADDR, 0, (void *)sa},
+		{MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout, NULL},
+		{MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit,
+		 NULL},
+		{MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		 (intptr_t)o->connection_memory, NULL},
+		{MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
+		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_completed, h},
+		{MHD_OPTION_END, 0, NULL}, /* thread pool */
+		{MHD_OPTION_END, 0, NULL}, /* TLS key */
+		{MHD_OPTION_END, 0, NULL}, /* TLS cert */
+		{MHD_OPTION_END, 0, NULL},
 	};
 	size_t n = 6;
 
 	if (o->threads > 1)
-		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE,
-						     o->threads, NULL };
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE,
+						    o->threads, NULL};
 	if (o->tls_cert_pem) {
-		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
-						     (void *)o->tls_key_pem };
-		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
-						     (void *)o->tls_cert_pem };
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0,
+						    (void *)o->tls_key_pem};
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT,
+						    0, (void *)o->tls_cert_pem};
 	}
 	return MHD_start_daemon(http_flags(o, v6) | MHD_USE_ERROR_LOG, 0, NULL,
 				NULL, http_handler, h,
@@ -467,8 +490,10 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 	socklen_t len;
 	int v6, ret;
 
-	if (o->tls_cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		log_err("http: TLS is configured but this libmicrohttpd has no TLS support");
+	if (o->tls_cert_pem &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		log_err("http: TLS is configured but this "
+			"libmicrohttpd has no TLS support");
 		return -ENOTSUP;
 	}
 	ret = http_address(o, &ss, &len, &v6);
@@ -483,14 +508,15 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 	h->daemon = http_start(h, (const struct sockaddr *)&ss, v6);
 	if (!h->daemon) {
 		log_err("http: cannot listen on %s port %u (in use, or bad TLS "
-			"certificate/key?)", o->listen, o->port);
+			"certificate/key?)",
+			o->listen, o->port);
 		free(h);
 		return -EADDRINUSE;
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : o->port;
-	log_info("http: listening on %s port %u (%s, %u threads)", o->listen, h->port,
-		 o->tls_cert_pem ? "https" : "http", o->threads);
+	log_info("http: listening on %s port %u (%s, %u threads)", o->listen,
+		 h->port, o->tls_cert_pem ? "https" : "http", o->threads);
 	*out = h;
 	return 0;
 }
@@ -510,7 +536,7 @@ void http_quiesce(struct http *h)
 
 unsigned http_drain(struct http *h, unsigned timeout_ms)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct timespec tick = {0, 10 * 1000 * 1000};
 
 	for (unsigned waited = 0; waited < timeout_ms; waited += 10) {
 		if (!atomic_load(&h->suspended))

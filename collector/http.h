@@ -18,17 +18,17 @@ struct http;
 struct writer;
 
 struct http_opts {
-	const char *listen;		/* numeric IPv4/IPv6 address */
-	unsigned port;			/* 0: ephemeral */
+	const char *listen; /* numeric IPv4/IPv6 address */
+	unsigned port;	    /* 0: ephemeral */
 	unsigned threads;
-	unsigned connection_timeout;	/* seconds */
+	unsigned connection_timeout;	  /* seconds */
 	unsigned per_ip_connection_limit; /* 0: none */
 	size_t connection_memory;
 	size_t max_body_bytes;
-	const char *tls_cert_pem;	/* PEM text, both or neither */
+	const char *tls_cert_pem; /* PEM text, both or neither */
 	const char *tls_key_pem;
-	const struct auth *auth;	/* host tokens */
-	const char *admin_token;	/* NULL: retire API disabled */
+	const struct auth *auth; /* host tokens */
+	const char *admin_token; /* NULL: retire API disabled */
 };
 
 /* Start serving; jobs go to @w. Returns 0 or a negative errno (logged). */

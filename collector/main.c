@@ -31,10 +31,10 @@
 static volatile sig_atomic_t stop_requested;
 
 struct cli {
-	const char *command;	/* "serve" or "retire" */
+	const char *command; /* "serve" or "retire" */
 	const char *config;
 	const char *port_file;
-	const char *host;	/* retire */
+	const char *host; /* retire */
 	int print_config;
 	struct collector_settings s;
 };
@@ -47,35 +47,35 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ibpulse-collector [serve] [--config FILE] [--listen ADDR] [--port N]\n"
-		"                         [--port-file FILE] [--db PATH] [--schema-dir DIR]\n"
-		"                         [--print-config]\n"
-		"       ibpulse-collector retire HOST [--config FILE] [--db PATH]\n"
-		"       ibpulse-collector --help | --version\n"
-		"\n"
-		"  --config FILE      settings (default %s if it exists)\n"
-		"  --listen ADDR      numeric address to listen on\n"
-		"  --port N           TCP port, 0 for a free one\n"
-		"  --port-file FILE   write the bound port there once listening\n"
-		"  --db PATH          SQLite database\n"
-		"  --schema-dir DIR   schema/NNN_name.sql files\n"
-		"  --print-config     print the effective settings and exit\n",
-		DEFAULT_CONFIG);
+	fputs("usage: ibpulse-collector [serve] [--config FILE]\n"
+	      "         [--listen ADDR] [--port N] [--port-file FILE]\n"
+	      "         [--db PATH] [--schema-dir DIR] [--print-config]\n"
+	      "       ibpulse-collector retire HOST [--config FILE]\n"
+	      "         [--db PATH]\n"
+	      "       ibpulse-collector --help | --version\n"
+	      "\n"
+	      "  --config FILE      settings (default " DEFAULT_CONFIG "\n"
+	      "                     if it exists)\n"
+	      "  --listen ADDR      numeric address to listen on\n"
+	      "  --port N           TCP port, 0 for a free one\n"
+	      "  --port-file FILE   write the bound port there\n"
+	      "  --db PATH          SQLite database\n"
+	      "  --schema-dir DIR   schema/NNN_name.sql files\n"
+	      "  --print-config     print the effective settings, exit\n",
+	      f);
 }
 
 static const struct option long_opts[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "listen", required_argument, NULL, 'l' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "port-file", required_argument, NULL, 'P' },
-	{ "db", required_argument, NULL, 'd' },
-	{ "schema-dir", required_argument, NULL, 's' },
-	{ "print-config", no_argument, NULL, 'C' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ 0 }
-};
+	{"config", required_argument, NULL, 'c'},
+	{"listen", required_argument, NULL, 'l'},
+	{"port", required_argument, NULL, 'p'},
+	{"port-file", required_argument, NULL, 'P'},
+	{"db", required_argument, NULL, 'd'},
+	{"schema-dir", required_argument, NULL, 's'},
+	{"print-config", no_argument, NULL, 'C'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{0}};
 
 /* Command-line overrides, kept until the config file has been read. */
 struct override {
@@ -83,8 +83,8 @@ struct override {
 };
 
 /* 0: go on; 1: done (--help, --version); -EINVAL: bad command line. */
-static int parse_args(int argc, char **argv, struct cli *c,
-		      struct override *ov, size_t *n_ov)
+static int parse_args(int argc, char **argv, struct cli *c, struct override *ov,
+		      size_t *n_ov)
 {
 	int opt;
 
@@ -95,7 +95,9 @@ static int parse_args(int argc, char **argv, struct cli *c,
 		argc--;
 	}
 	if (strcmp(c->command, "serve") && strcmp(c->command, "retire")) {
-		fprintf(stderr, "ibpulse-collector: unknown command '%s' (serve, retire)\n",
+		fprintf(stderr,
+			"ibpulse-collector: unknown command '%s' "
+			"(serve, retire)\n",
 			c->command);
 		return -EINVAL;
 	}
@@ -103,19 +105,40 @@ static int parse_args(int argc, char **argv, struct cli *c,
 		const char *key = NULL;
 
 		switch (opt) {
-		case 'c': c->config = optarg; break;
-		case 'P': c->port_file = optarg; break;
-		case 'C': c->print_config = 1; break;
-		case 'l': key = "listen"; break;
-		case 'p': key = "port"; break;
-		case 'd': key = "db"; break;
-		case 's': key = "schema_dir"; break;
-		case 'h': usage(stdout); return 1;
-		case 'V': printf("ibpulse-collector %s\n", IBPULSE_VERSION); return 1;
-		default: usage(stderr); return -EINVAL;
+		case 'c':
+			c->config = optarg;
+			break;
+		case 'P':
+			c->port_file = optarg;
+			break;
+		case 'C':
+			c->print_config = 1;
+			break;
+		case 'l':
+			key = "listen";
+			break;
+		case 'p':
+			key = "port";
+			break;
+		case 'd':
+			key = "db";
+			break;
+		case 's':
+			key = "schema_dir";
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case 'V':
+			printf("ibpulse-collector %s\n", IBPULSE_VERSION);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
 		}
 		if (key && *n_ov >= MAX_OVERRIDES) {
-			fprintf(stderr, "ibpulse-collector: too many options\n");
+			fprintf(stderr,
+				"ibpulse-collector: too many options\n");
 			return -EINVAL;
 		}
 		if (key) {
@@ -125,12 +148,14 @@ static int parse_args(int argc, char **argv, struct cli *c,
 	}
 	if (!strcmp(c->command, "retire")) {
 		if (optind + 1 != argc) {
-			fprintf(stderr, "ibpulse-collector: retire takes exactly one HOST\n");
+			fprintf(stderr, "ibpulse-collector: retire takes "
+					"exactly one HOST\n");
 			return -EINVAL;
 		}
 		c->host = argv[optind];
 	} else if (optind != argc) {
-		fprintf(stderr, "ibpulse-collector: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "ibpulse-collector: unexpected argument '%s'\n",
+			argv[optind]);
 		return -EINVAL;
 	}
 	return 0;
@@ -149,14 +174,16 @@ static int load_settings(struct cli *c, const struct override *ov, size_t n_ov)
 	if (!ret)
 		ret = settings_load(&c->s, path, err, sizeof(err));
 	for (size_t i = 0; !ret && i < n_ov; i++) {
-		ret = settings_set(&c->s, ov[i].key, ov[i].value, err, sizeof(err));
+		ret = settings_set(&c->s, ov[i].key, ov[i].value, err,
+				   sizeof(err));
 		if (ret)
 			fprintf(stderr, "ibpulse-collector: --%s: ", ov[i].key);
 	}
 	if (!ret)
 		ret = settings_check(&c->s, err, sizeof(err));
 	if (!ret && log_level_parse(c->s.log_level, &lvl)) {
-		snprintf(err, sizeof(err), "log_level: '%s' is not error, warn, info or debug",
+		snprintf(err, sizeof(err),
+			 "log_level: '%s' is not error, warn, info or debug",
 			 c->s.log_level);
 		ret = -EINVAL;
 	}
@@ -199,10 +226,11 @@ static int cmd_retire(struct cli *c)
 	}
 	store_close(st);
 	if (ret == -ENOENT)
-		fprintf(stderr, "ibpulse-collector: unknown host '%s'\n", c->host);
+		fprintf(stderr, "ibpulse-collector: unknown host '%s'\n",
+			c->host);
 	else if (ret)
-		fprintf(stderr, "ibpulse-collector: retire %s failed: %s\n", c->host,
-			strerror(-ret));
+		fprintf(stderr, "ibpulse-collector: retire %s failed: %s\n",
+			c->host, strerror(-ret));
 	else
 		printf("retired %s\n", c->host);
 	return ret ? 1 : 0;
@@ -253,7 +281,7 @@ static int write_port_file(const char *path, unsigned port)
 
 static void wait_for_signal(void)
 {
-	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	struct timespec tick = {0, 100 * 1000 * 1000};
 
 	while (!stop_requested)
 		nanosleep(&tick, NULL);
@@ -291,7 +319,8 @@ static int serve(struct cli *c)
 		ho.tls_key_pem = key;
 	}
 	if (!auth_count(s->auth))
-		log_warn("no host tokens configured: every report will get 401");
+		log_warn(
+			"no host tokens configured: every report will get 401");
 	if (!ret)
 		ret = open_store(s, &st);
 	if (!ret)
@@ -306,7 +335,7 @@ static int serve(struct cli *c)
 		http_quiesce(h);
 		writer_stop(w);
 		if (http_drain(h, SHUTDOWN_DRAIN_MS))
-			log_warn("some answers could not be sent before shutdown");
+			log_warn("answers still pending at shutdown");
 	}
 	http_free(h);
 	writer_free(w);
@@ -319,8 +348,8 @@ static int serve(struct cli *c)
 int main(int argc, char **argv)
 {
 	struct override ov[MAX_OVERRIDES];
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct cli c = { 0 };
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct cli c = {0};
 	size_t n_ov = 0;
 	int ret;
 

@@ -10,14 +10,14 @@
 #include <string.h>
 
 struct map_ent {
-	char *key;	/* NULL: empty slot */
+	char *key; /* NULL: empty slot */
 	uint64_t hash;
 	void *value;
 };
 
 struct map {
 	struct map_ent *tab;
-	size_t cap;	/* a power of two */
+	size_t cap; /* a power of two */
 	size_t n;
 	map_free_fn free_value;
 };

@@ -27,7 +27,8 @@ int schema_version(sqlite3 *db)
 	sqlite3_stmt *st;
 	int v = -EIO;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) !=
+	    SQLITE_OK) {
 		log_err("schema: %s", sqlite3_errmsg(db));
 		return -EIO;
 	}
@@ -100,8 +101,8 @@ static int schema_list(const char *dir, struct schema_file **out, size_t *n)
 	qsort(f, k, sizeof(*f), schema_cmp);
 	for (size_t i = 1; i < k; i++) {
 		if (f[i].version == f[i - 1].version) {
-			log_err("schema: %s and %s have the same version", f[i - 1].name,
-				f[i].name);
+			log_err("schema: %s and %s have the same version",
+				f[i - 1].name, f[i].name);
 			schema_files_free(f, k);
 			return -EINVAL;
 		}
@@ -144,11 +145,13 @@ static int schema_run(sqlite3 *db, const char *dir, const struct schema_file *f)
 	ret = schema_read(dir, f->name, &b);
 	if (ret)
 		goto out;
-	snprintf(tail, sizeof(tail), "\n;PRAGMA user_version = %d;", f->version);
+	snprintf(tail, sizeof(tail), "\n;PRAGMA user_version = %d;",
+		 f->version);
 	ret = buf_adds(&b, tail);
 	if (ret)
 		goto out;
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK ||
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) !=
+		    SQLITE_OK ||
 	    sqlite3_exec(db, b.data, NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
 		log_err("schema: %s/%s: %s", dir, f->name, msg ? msg : "error");
@@ -183,9 +186,10 @@ int schema_apply(sqlite3 *db, const char *dir, int *version)
 		goto out;
 	}
 	if (cur > f[n - 1].version) {
-		log_err("schema: the database is at version %d, newer than the newest "
-			"file in %s (%d): refusing to touch it", cur, dir,
-			f[n - 1].version);
+		log_err("schema: the database is at version %d, newer "
+			"than the newest file in %s (%d): refusing to "
+			"touch it",
+			cur, dir, f[n - 1].version);
 		ret = -EPROTO;
 		goto out;
 	}

@@ -16,52 +16,58 @@
 #define S(f) offsetof(struct collector_settings, f)
 
 const struct conf_opt collector_conf_opts[] = {
-	{ "collector", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
-	  "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)" },
-	{ "collector", "port", CONF_INT, S(port), "9470", 0, 65535,
-	  "TCP port; 0 picks a free one (logged, and written to --port-file)" },
-	{ "collector", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0, 0,
-	  "SQLite database (created if missing)" },
-	{ "collector", "schema_dir", CONF_STR, S(schema_dir), IBPULSE_DATADIR "/schema",
-	  0, 0, "directory of NNN_name.sql files applied at start-up" },
-	{ "collector", "threads", CONF_INT, S(threads), "4", 1, 256,
-	  "HTTP worker threads (they decode and validate reports)" },
-	{ "collector", "connection_timeout", CONF_INT, S(connection_timeout), "30",
-	  1, 3600, "seconds a connection may stay idle before it is closed" },
-	{ "collector", "per_ip_connection_limit", CONF_INT,
-	  S(per_ip_connection_limit), "16", 0, 65535,
-	  "concurrent connections per client address (0: unlimited)" },
-	{ "collector", "connection_memory", CONF_INT, S(connection_memory), "65536",
-	  8192, 16777216, "bytes of header and read buffer per connection" },
-	{ "collector", "max_body_bytes", CONF_INT, S(max_body_bytes), "4194304",
-	  1024, 1073741824, "largest report body accepted (413 above)" },
-	{ "collector", "max_batch_rows", CONF_INT, S(max_batch_rows), "200000",
-	  1000, 100000000, "counters per group-commit transaction (at most)" },
-	{ "collector", "keyframe_interval", CONF_INT, S(keyframe_interval), "300",
-	  1, 86400, "seconds after which an unchanged counter is written to history again" },
-	{ "collector", "retention_days", CONF_INT, S(retention_days), "7", 0, 36500,
-	  "days of history kept (0: keep forever)" },
-	{ "collector", "prune_batch", CONF_INT, S(prune_batch), "5000", 100, 1000000,
-	  "history rows deleted per pruning step (between ingest batches)" },
-	{ "collector", "busy_timeout_ms", CONF_INT, S(busy_timeout_ms), "5000", 0,
-	  600000, "SQLite busy timeout in milliseconds" },
-	{ "collector", "checkpoint_interval", CONF_INT, S(checkpoint_interval), "10",
-	  1, 3600, "seconds between passive WAL checkpoints" },
-	{ "collector", "wal_max_bytes", CONF_INT, S(wal_max_bytes), "268435456",
-	  1048576, 1099511627776.0,
-	  "WAL size above which the collector tries to truncate it" },
-	{ "collector", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
-	  "PEM certificate: serve HTTPS (needs tls_key)" },
-	{ "collector", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,
-	  "PEM private key for tls_cert" },
-	{ "collector", "admin_token", CONF_STR, S(admin_token), NULL, 0, 0,
-	  "bearer token for POST /api/v1/hosts/NAME/retire (unset: API disabled)" },
-	{ "collector", "tokens_file", CONF_STR, S(tokens_file), NULL, 0, 0,
-	  "file of \"host token\" lines, added to the [tokens] section" },
-	{ "collector", "log_level", CONF_STR, S(log_level), "info", 0, 0,
-	  "error, warn, info or debug" },
-	{ 0 }
-};
+	{"collector", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
+	 "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)"},
+	{"collector", "port", CONF_INT, S(port), "9470", 0, 65535,
+	 "TCP port; 0 picks a free one (logged, and written to --port-file)"},
+	{"collector", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0,
+	 0, "SQLite database (created if missing)"},
+	{"collector", "schema_dir", CONF_STR, S(schema_dir),
+	 IBPULSE_DATADIR "/schema", 0, 0,
+	 "directory of NNN_name.sql files applied at start-up"},
+	{"collector", "threads", CONF_INT, S(threads), "4", 1, 256,
+	 "HTTP worker threads (they decode and validate reports)"},
+	{"collector", "connection_timeout", CONF_INT, S(connection_timeout),
+	 "30", 1, 3600,
+	 "seconds a connection may stay idle before it is closed"},
+	{"collector", "per_ip_connection_limit", CONF_INT,
+	 S(per_ip_connection_limit), "16", 0, 65535,
+	 "concurrent connections per client address (0: unlimited)"},
+	{"collector", "connection_memory", CONF_INT, S(connection_memory),
+	 "65536", 8192, 16777216,
+	 "bytes of header and read buffer per connection"},
+	{"collector", "max_body_bytes", CONF_INT, S(max_body_bytes), "4194304",
+	 1024, 1073741824, "largest report body accepted (413 above)"},
+	{"collector", "max_batch_rows", CONF_INT, S(max_batch_rows), "200000",
+	 1000, 100000000, "counters per group-commit transaction (at most)"},
+	{"collector", "keyframe_interval", CONF_INT, S(keyframe_interval),
+	 "300", 1, 86400,
+	 "seconds after which an unchanged counter is written to history "
+	 "again"},
+	{"collector", "retention_days", CONF_INT, S(retention_days), "7", 0,
+	 36500, "days of history kept (0: keep forever)"},
+	{"collector", "prune_batch", CONF_INT, S(prune_batch), "5000", 100,
+	 1000000,
+	 "history rows deleted per pruning step (between ingest batches)"},
+	{"collector", "busy_timeout_ms", CONF_INT, S(busy_timeout_ms), "5000",
+	 0, 600000, "SQLite busy timeout in milliseconds"},
+	{"collector", "checkpoint_interval", CONF_INT, S(checkpoint_interval),
+	 "10", 1, 3600, "seconds between passive WAL checkpoints"},
+	{"collector", "wal_max_bytes", CONF_INT, S(wal_max_bytes), "268435456",
+	 1048576, 1099511627776.0,
+	 "WAL size above which the collector tries to truncate it"},
+	{"collector", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
+	 "PEM certificate: serve HTTPS (needs tls_key)"},
+	{"collector", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,
+	 "PEM private key for tls_cert"},
+	{"collector", "admin_token", CONF_STR, S(admin_token), NULL, 0, 0,
+	 "bearer token for POST /api/v1/hosts/NAME/retire (unset: API "
+	 "disabled)"},
+	{"collector", "tokens_file", CONF_STR, S(tokens_file), NULL, 0, 0,
+	 "file of \"host token\" lines, added to the [tokens] section"},
+	{"collector", "log_level", CONF_STR, S(log_level), "info", 0, 0,
+	 "error, warn, info or debug"},
+	{0}};
 
 int settings_init(struct collector_settings *s)
 {
@@ -92,8 +98,8 @@ int settings_load(struct collector_settings *s, const char *path, char *err,
 	int ret;
 
 	if (path) {
-		ret = conf_load(collector_conf_opts, s, path, settings_extra, err,
-				errlen);
+		ret = conf_load(collector_conf_opts, s, path, settings_extra,
+				err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -109,15 +115,15 @@ int settings_set(struct collector_settings *s, const char *key,
 			errlen);
 }
 
-int settings_check(const struct collector_settings *s, char *err,
-		   size_t errlen)
+int settings_check(const struct collector_settings *s, char *err, size_t errlen)
 {
 	if (!s->tls_cert != !s->tls_key) {
 		snprintf(err, errlen, "tls_cert and tls_key go together");
 		return -EINVAL;
 	}
 	if (s->admin_token && strlen(s->admin_token) < AUTH_MIN_TOKEN) {
-		snprintf(err, errlen, "admin_token is shorter than %d characters",
+		snprintf(err, errlen,
+			 "admin_token is shorter than %d characters",
 			 AUTH_MIN_TOKEN);
 		return -EINVAL;
 	}

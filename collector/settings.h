@@ -15,27 +15,27 @@
 struct auth;
 
 struct collector_settings {
-	char *listen;			/* numeric address to bind */
-	long long port;			/* 0: ephemeral */
+	char *listen;	/* numeric address to bind */
+	long long port; /* 0: ephemeral */
 	char *db;
 	char *schema_dir;
-	long long threads;		/* HTTP worker threads */
-	long long connection_timeout;	/* seconds idle before close */
+	long long threads;	      /* HTTP worker threads */
+	long long connection_timeout; /* seconds idle before close */
 	long long per_ip_connection_limit;
-	long long connection_memory;	/* bytes per connection (MHD) */
+	long long connection_memory; /* bytes per connection (MHD) */
 	long long max_body_bytes;
-	long long max_batch_rows;	/* counters per group commit */
-	long long keyframe_interval;	/* seconds */
+	long long max_batch_rows;    /* counters per group commit */
+	long long keyframe_interval; /* seconds */
 	long long retention_days;
-	long long prune_batch;		/* history rows per pruning step */
+	long long prune_batch; /* history rows per pruning step */
 	long long busy_timeout_ms;
-	long long checkpoint_interval;	/* seconds between PASSIVE checkpoints */
-	long long wal_max_bytes;	/* above this, TRUNCATE attempts */
+	long long checkpoint_interval; /* seconds between PASSIVE checkpoints */
+	long long wal_max_bytes;       /* above this, TRUNCATE attempts */
 	char *tls_cert, *tls_key;
 	char *admin_token;
 	char *tokens_file;
 	char *log_level;
-	struct auth *auth;		/* from [tokens] and tokens_file */
+	struct auth *auth; /* from [tokens] and tokens_file */
 };
 
 extern const struct conf_opt collector_conf_opts[];

@@ -21,52 +21,64 @@ static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
 	[SQL_HOST_UPSERT] =
-		"INSERT INTO host (name, first_seen, last_report, probe_timestamp, "
-		"probe_version) VALUES (?1, ?2, ?2, ?3, ?4) "
-		"ON CONFLICT (name) DO UPDATE SET last_report = excluded.last_report, "
-		"probe_timestamp = excluded.probe_timestamp, "
-		"probe_version = excluded.probe_version RETURNING id",
+		"INSERT INTO host (name, first_seen, last_report, "
+		"probe_timestamp, probe_version) VALUES (?1, ?2, ?2, ?3, "
+		"?4) ON CONFLICT (name) DO UPDATE SET last_report = "
+		"excluded.last_report, probe_timestamp = "
+		"excluded.probe_timestamp, probe_version = "
+		"excluded.probe_version RETURNING id",
 	[SQL_DEVICE_UPSERT] =
-		"INSERT INTO device (host_id, name, node_guid, sys_image_guid, fw_ver, "
-		"hca_type, board_id, node_desc, numa_node, netdevs, pcie_address, "
-		"pcie_cur_speed_gts, pcie_max_speed_gts, pcie_cur_width, "
-		"pcie_max_width, aer_correctable, aer_nonfatal, aer_fatal, updated) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-		"?15, ?16, ?17, ?18, ?19) ON CONFLICT (host_id, name) DO UPDATE SET "
-		"node_guid = ?3, sys_image_guid = ?4, fw_ver = ?5, hca_type = ?6, "
-		"board_id = ?7, node_desc = ?8, numa_node = ?9, netdevs = ?10, "
-		"pcie_address = ?11, pcie_cur_speed_gts = ?12, "
-		"pcie_max_speed_gts = ?13, pcie_cur_width = ?14, "
-		"pcie_max_width = ?15, aer_correctable = ?16, aer_nonfatal = ?17, "
-		"aer_fatal = ?18, updated = ?19 RETURNING id",
+		"INSERT INTO device (host_id, name, node_guid, "
+		"sys_image_guid, fw_ver, hca_type, board_id, node_desc, "
+		"numa_node, netdevs, pcie_address, pcie_cur_speed_gts, "
+		"pcie_max_speed_gts, pcie_cur_width, pcie_max_width, "
+		"aer_correctable, aer_nonfatal, aer_fatal, updated) VALUES "
+		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+		"?14, ?15, ?16, ?17, ?18, ?19) ON CONFLICT (host_id, name) "
+		"DO UPDATE SET node_guid = ?3, sys_image_guid = ?4, fw_ver "
+		"= ?5, hca_type = ?6, board_id = ?7, node_desc = ?8, "
+		"numa_node = ?9, netdevs = ?10, pcie_address = ?11, "
+		"pcie_cur_speed_gts = ?12, pcie_max_speed_gts = ?13, "
+		"pcie_cur_width = ?14, pcie_max_width = ?15, "
+		"aer_correctable = ?16, aer_nonfatal = ?17, aer_fatal = "
+		"?18, updated = ?19 RETURNING id",
 	[SQL_PORT_UPSERT] =
-		"INSERT INTO port (host_id, device_id, port, state, phys_state, "
-		"rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask, port_guid, "
-		"netdev, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-		"?11, ?12, ?13, ?14) ON CONFLICT (device_id, port) DO UPDATE SET "
-		"state = ?4, phys_state = ?5, rate_bytes = ?6, link_layer = ?7, "
-		"lid = ?8, sm_lid = ?9, lmc = ?10, cap_mask = ?11, port_guid = ?12, "
-		"netdev = ?13, updated = ?14 RETURNING id",
+		"INSERT INTO port (host_id, device_id, port, state, "
+		"phys_state, rate_bytes, link_layer, lid, sm_lid, lmc, "
+		"cap_mask, port_guid, netdev, updated) VALUES (?1, ?2, ?3, "
+		"?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON "
+		"CONFLICT (device_id, port) DO UPDATE SET state = ?4, "
+		"phys_state = ?5, rate_bytes = ?6, link_layer = ?7, lid = "
+		"?8, sm_lid = ?9, lmc = ?10, cap_mask = ?11, port_guid = "
+		"?12, netdev = ?13, updated = ?14 RETURNING id",
 	[SQL_GID_DEL] = "DELETE FROM port_gid WHERE port_id = ?1",
-	[SQL_GID_INS] = "INSERT INTO port_gid (port_id, idx, gid, type, netdev) "
-			"VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_GID_INS] =
+		"INSERT INTO port_gid (port_id, idx, gid, type, netdev) "
+		"VALUES (?1, ?2, ?3, ?4, ?5)",
 	[SQL_PKEY_DEL] = "DELETE FROM port_pkey WHERE port_id = ?1",
-	[SQL_PKEY_INS] = "INSERT INTO port_pkey (port_id, idx, pkey) VALUES (?1, ?2, ?3)",
-	[SQL_SERIES_LOAD] = "SELECT id, source, name, value FROM series WHERE port_id = ?1",
-	[SQL_SERIES_INS] = "INSERT INTO series (port_id, source, name, value, changed) "
-			   "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[SQL_SERIES_UPD] = "UPDATE series SET value = ?2, changed = ?3 WHERE id = ?1",
-	[SQL_SAMPLE_INS] = "INSERT INTO sample (series_id, ts, value) VALUES (?1, ?2, ?3)",
+	[SQL_PKEY_INS] = "INSERT INTO port_pkey (port_id, idx, pkey) "
+			 "VALUES (?1, ?2, ?3)",
+	[SQL_SERIES_LOAD] = "SELECT id, source, name, value FROM series "
+			    "WHERE port_id = ?1",
+	[SQL_SERIES_INS] =
+		"INSERT INTO series (port_id, source, name, value, changed) "
+		"VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_SERIES_UPD] =
+		"UPDATE series SET value = ?2, changed = ?3 WHERE id = ?1",
+	[SQL_SAMPLE_INS] = "INSERT INTO sample (series_id, ts, value) "
+			   "VALUES (?1, ?2, ?3)",
 	[SQL_HOST_DEL] = "DELETE FROM host WHERE name = ?1",
 	[SQL_PRUNE_HEAD] = "SELECT ts FROM sample ORDER BY rowid LIMIT 1",
-	[SQL_PRUNE_DEL] = "DELETE FROM sample WHERE rowid IN (SELECT rowid FROM "
-			  "sample ORDER BY rowid LIMIT ?1) AND ts < ?2",
+	[SQL_PRUNE_DEL] =
+		"DELETE FROM sample WHERE rowid IN (SELECT rowid FROM "
+		"sample ORDER BY rowid LIMIT ?1) AND ts < ?2",
 	[SQL_DATA_VERSION] = "PRAGMA data_version",
 };
 
 int store_err(struct store *st, int rc, const char *what)
 {
-	snprintf(st->last_error, sizeof(st->last_error), "%s", sqlite3_errmsg(st->db));
+	snprintf(st->last_error, sizeof(st->last_error), "%s",
+		 sqlite3_errmsg(st->db));
 	/* A full disk fails every batch: say so every 10 s, not every time. */
 	log_once(what, 10, LOG_LVL_ERR, "store: %s: %s (%s)", what,
 		 sqlite3_errmsg(st->db), sqlite3_errstr(rc));
@@ -114,15 +126,17 @@ static int store_pragmas(struct store *st)
 	char *msg = NULL;
 	int rc;
 
-	snprintf(sql, sizeof(sql),
-		 "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
-		 "PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 8192; "
-		 "PRAGMA journal_size_limit = %lld; PRAGMA cache_size = -65536;",
-		 st->opts.wal_max_bytes / 4);
+	snprintf(
+		sql, sizeof(sql),
+		"PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
+		"PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 8192; "
+		"PRAGMA journal_size_limit = %lld; PRAGMA cache_size = -65536;",
+		st->opts.wal_max_bytes / 4);
 	sqlite3_busy_timeout(st->db, (int)st->opts.busy_timeout_ms);
 	rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
-		log_err("store: %s: %s", st->path, msg ? msg : sqlite3_errstr(rc));
+		log_err("store: %s: %s", st->path,
+			msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return -EIO;
 	}
@@ -151,8 +165,8 @@ static int store_prepare(struct store *st)
 {
 	for (int i = 0; i < SQL_COUNT; i++) {
 		int rc = sqlite3_prepare_v3(st->db, store_sql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT, &st->sql[i],
-					    NULL);
+					    SQLITE_PREPARE_PERSISTENT,
+					    &st->sql[i], NULL);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, store_sql_text[i]);
@@ -231,7 +245,8 @@ void store_close(struct store *st)
 void store_global_init(void)
 {
 	/* Each connection is used by one thread (the writer's, or the CLI's):
-	 * SQLite's per-connection mutexes and memory statistics are overhead. */
+	 * SQLite's per-connection mutexes and memory statistics are overhead.
+	 */
 	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }

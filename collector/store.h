@@ -26,9 +26,9 @@ struct store_opts {
 	const char *path;
 	const char *schema_dir;
 	long long busy_timeout_ms;
-	double keyframe_interval;	/* seconds */
-	double retention;		/* seconds of history; 0 keeps all */
-	long long prune_batch;		/* rows per store_prune() step */
+	double keyframe_interval; /* seconds */
+	double retention;	  /* seconds of history; 0 keeps all */
+	long long prune_batch;	  /* rows per store_prune() step */
 	long long wal_max_bytes;
 };
 
@@ -36,7 +36,7 @@ struct store_opts {
 struct store_stats {
 	size_t samples;		/* counters in the report */
 	size_t series_written;	/* series rows inserted or updated */
-	size_t history_written;	/* sample rows inserted */
+	size_t history_written; /* sample rows inserted */
 };
 
 /*

@@ -35,17 +35,17 @@ enum store_sql {
 
 /* One counter as the database holds it. name == NULL: empty slot. */
 struct cache_series {
-	const char *name;	/* interned in store.names */
+	const char *name; /* interned in store.names */
 	int64_t id;
 	uint64_t value;
-	double hist_ts;		/* last history row; 0 unknown (keyframe next) */
+	double hist_ts; /* last history row; 0 unknown (keyframe next) */
 	int source;
 };
 
 struct cache_port {
 	unsigned num;
 	int64_t id;
-	uint64_t hash;		/* of attributes, GIDs and P_Keys */
+	uint64_t hash;		  /* of attributes, GIDs and P_Keys */
 	struct cache_series *tab; /* open addressing on (source, name) */
 	size_t cap, n;
 };
@@ -59,7 +59,7 @@ struct cache_device {
 
 struct cache_host {
 	int64_t id;
-	struct map *devices;	/* name -> struct cache_device */
+	struct map *devices; /* name -> struct cache_device */
 };
 
 struct store {
@@ -68,7 +68,7 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *sql[SQL_COUNT];
 	int in_txn;
-	long long data_version;	/* to notice other writers (retire CLI) */
+	long long data_version; /* to notice other writers (retire CLI) */
 	struct map *hosts;	/* name -> struct cache_host */
 	struct map *names;	/* interned counter names */
 	size_t n_series;	/* cached series, all ports */

@@ -138,7 +138,8 @@ static uint64_t port_hash(const struct report_port *p)
 		h = hash_str(h, p->gids[i].netdev);
 	}
 	for (size_t i = 0; i < p->n_pkeys; i++)
-		h = hash_num(h, ((int64_t)p->pkeys[i].index << 16) | p->pkeys[i].pkey);
+		h = hash_num(h, ((int64_t)p->pkeys[i].index << 16) |
+					p->pkeys[i].pkey);
 	return h;
 }
 
@@ -229,7 +230,8 @@ static int put_host(struct store *st, const struct report *r, double now,
 }
 
 static int put_device_row(struct store *st, int64_t host_id,
-			  const struct report_device *d, double now, int64_t *id)
+			  const struct report_device *d, double now,
+			  int64_t *id)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_DEVICE_UPSERT);
 	const struct report_pcie *p = &d->pcie;
@@ -237,8 +239,8 @@ static int put_device_row(struct store *st, int64_t host_id,
 	size_t off = 0;
 
 	for (size_t i = 0; i < d->n_netdevs && off < sizeof(netdevs); i++)
-		off += (size_t)snprintf(netdevs + off, sizeof(netdevs) - off, "%s%s",
-					i ? "," : "", d->netdevs[i]);
+		off += (size_t)snprintf(netdevs + off, sizeof(netdevs) - off,
+					"%s%s", i ? "," : "", d->netdevs[i]);
 	sqlite3_bind_int64(s, 1, host_id);
 	bind_text(s, 2, d->name);
 	bind_text(s, 3, d->node_guid);
@@ -375,7 +377,8 @@ static struct cache_port *cache_port_add(struct cache_device *d, unsigned num)
 static size_t series_home(const struct cache_port *p, int source,
 			  const char *name)
 {
-	uint64_t k = ((uint64_t)(uintptr_t)name >> 3) ^ ((uint64_t)source << 58);
+	uint64_t k =
+		((uint64_t)(uintptr_t)name >> 3) ^ ((uint64_t)source << 58);
 
 	k *= 0x9e3779b97f4a7c15ULL;
 	return (size_t)(k >> 20) & (p->cap - 1);
@@ -417,7 +420,8 @@ static int series_grow(struct cache_port *p)
 
 /* Cache one series; @name must be interned. */
 static int series_add(struct store *st, struct cache_port *p, int source,
-		      const char *name, int64_t id, uint64_t value, double hist_ts)
+		      const char *name, int64_t id, uint64_t value,
+		      double hist_ts)
 {
 	struct cache_series *e;
 
@@ -444,8 +448,8 @@ static int series_load(struct store *st, struct cache_port *p)
 
 	sqlite3_bind_int64(s, 1, p->id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = map_intern(st->names,
-					      (const char *)sqlite3_column_text(s, 2));
+		const char *name = map_intern(
+			st->names, (const char *)sqlite3_column_text(s, 2));
 
 		if (!name) {
 			ret = -ENOMEM;
@@ -573,8 +577,8 @@ static int put_port_counters(struct store *st, struct cache_port *cp,
 {
 	for (int src = 0; src < CSRC_COUNT; src++) {
 		for (size_t i = 0; i < p->n_counters[src]; i++) {
-			int ret = put_counter(st, cp, src, &p->counters[src][i], now,
-					      stats);
+			int ret = put_counter(st, cp, src, &p->counters[src][i],
+					      now, stats);
 
 			if (ret)
 				return ret;
@@ -595,8 +599,9 @@ int store_put_report(struct store *st, const struct report *r, double now,
 		stats = &dummy;
 	memset(stats, 0, sizeof(*stats));
 	if (map_count(st->names) > STORE_MAX_NAMES) {
-		log_warn("store: more than %d counter names: dropping the cache",
-			 STORE_MAX_NAMES);
+		log_warn(
+			"store: more than %d counter names: dropping the cache",
+			STORE_MAX_NAMES);
 		store_cache_drop(st);
 	}
 	ret = put_host(st, r, now, &h);
@@ -610,8 +615,8 @@ int store_put_report(struct store *st, const struct report *r, double now,
 
 			ret = put_port(st, h, cd, &d->ports[j], now, &cp);
 			if (!ret)
-				ret = put_port_counters(st, cp, &d->ports[j], now,
-							stats);
+				ret = put_port_counters(st, cp, &d->ports[j],
+							now, stats);
 		}
 	}
 	return ret;

@@ -27,7 +27,7 @@ struct writer {
 	struct writer_job *head, *tail;
 	int stopping;
 	double next_prune, next_checkpoint;
-	struct writer_counts counts;	/* under lock */
+	struct writer_counts counts; /* under lock */
 };
 
 static double writer_clock(clockid_t id)
@@ -88,13 +88,15 @@ static struct writer_job *writer_take(struct writer *w, int *stop)
 	until.tv_sec += (time_t)WRITER_IDLE_WAIT;
 	pthread_mutex_lock(&w->lock);
 	while (!w->head && !w->stopping)
-		if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&w->cond, &w->lock, &until) ==
+		    ETIMEDOUT)
 			break;
 	*stop = w->stopping && !w->head;
 	first = last = w->head;
 	if (first) {
 		rows = first->rows;
-		while (last->next && rows + last->next->rows <= (size_t)w->opts.max_batch_rows) {
+		while (last->next && rows + last->next->rows <=
+					     (size_t)w->opts.max_batch_rows) {
 			last = last->next;
 			rows += last->rows;
 		}
@@ -115,7 +117,8 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 	case WRITER_RETIRE: {
 		int ret = store_retire(w->st, job->host);
 
-		/* An unknown host is that job's answer, not the batch's failure. */
+		/* An unknown host is that job's answer, not the batch's
+		 * failure. */
 		job->status = ret == -ENOENT ? -ENOENT : 0;
 		return ret == -ENOENT ? 0 : ret;
 	}
@@ -176,9 +179,11 @@ static void writer_batch(struct writer *w, struct writer_job *jobs)
 
 	writer_count(w, ret);
 	if (ret == -EINVAL && !jobs->next)
-		snprintf(jobs->error, sizeof(jobs->error), "%s", store_last_error(w->st));
+		snprintf(jobs->error, sizeof(jobs->error), "%s",
+			 store_last_error(w->st));
 	if (ret == -EINVAL && jobs->next) {
-		log_warn("writer: a batch broke a constraint; retrying its jobs one by one");
+		log_warn("writer: a batch broke a constraint; retrying its "
+			 "jobs one by one");
 		while (jobs) {
 			struct writer_job *next = jobs->next;
 
@@ -207,7 +212,8 @@ static void writer_maintain(struct writer *w)
 	size_t deleted = 0;
 
 	if (mono >= w->next_prune) {
-		int ret = store_prune(w->st, writer_clock(CLOCK_REALTIME), &deleted);
+		int ret = store_prune(w->st, writer_clock(CLOCK_REALTIME),
+				      &deleted);
 
 		/* A full step means more is due: go on after the next batch. */
 		w->next_prune = mono + (ret == 1 ? 0 : WRITER_PRUNE_PAUSE);
@@ -247,7 +253,8 @@ int writer_new(struct store *st, const struct writer_opts *o,
 	w->opts = *o;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	w->next_checkpoint = writer_clock(CLOCK_MONOTONIC) + (double)o->checkpoint_interval;
+	w->next_checkpoint =
+		writer_clock(CLOCK_MONOTONIC) + (double)o->checkpoint_interval;
 	ret = -pthread_create(&w->thread, NULL, writer_main, w);
 	if (ret) {
 		writer_free(w);

@@ -20,22 +20,22 @@ struct report;
 struct writer;
 
 enum writer_kind {
-	WRITER_REPORT,	/* store job->report */
-	WRITER_RETIRE,	/* delete job->host */
-	WRITER_HEALTH,	/* nothing: done() says whether a commit worked */
+	WRITER_REPORT, /* store job->report */
+	WRITER_RETIRE, /* delete job->host */
+	WRITER_HEALTH, /* nothing: done() says whether a commit worked */
 };
 
 struct writer_job {
-	struct writer_job *next;	/* queue link, the writer's */
+	struct writer_job *next; /* queue link, the writer's */
 	enum writer_kind kind;
-	const struct report *report;	/* owned by the submitter */
-	const char *host;		/* WRITER_RETIRE, owned by the submitter */
-	size_t rows;			/* set by writer_submit() */
+	const struct report *report; /* owned by the submitter */
+	const char *host;	     /* WRITER_RETIRE, owned by the submitter */
+	size_t rows;		     /* set by writer_submit() */
 	/* Results, set before done() is called. */
-	int status;	/* 0; -ENOENT (retire of an unknown host); -EINVAL (the
-			 * rows break a constraint); other -errno: storage failed */
+	int status; /* 0; -ENOENT (retire of an unknown host); -EINVAL (the
+		     * rows break a constraint); other -errno: storage failed */
 	struct store_stats stats;
-	char error[160];	/* with -EINVAL: what the database refused */
+	char error[160]; /* with -EINVAL: what the database refused */
 	/*
 	 * Called on the writer thread once the job's transaction committed or
 	 * failed; after it returns the writer never touches the job again.
@@ -46,7 +46,7 @@ struct writer_job {
 
 struct writer_opts {
 	long long max_batch_rows;
-	long long checkpoint_interval;	/* seconds */
+	long long checkpoint_interval; /* seconds */
 };
 
 /* Start the thread; it uses @st exclusively until writer_free(). */

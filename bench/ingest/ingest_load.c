@@ -34,16 +34,28 @@
 #define PER_PORT (N_IB + N_HW + N_NET)
 
 static const char *const ib_names[N_IB] = {
-	"port_xmit_data", "port_rcv_data", "port_xmit_packets", "port_rcv_packets",
-	"unicast_xmit_packets", "unicast_rcv_packets", "port_xmit_wait",
-	"multicast_xmit_packets", "multicast_rcv_packets", "symbol_error",
-	"link_error_recovery", "link_downed", "port_rcv_errors",
-	"port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
-	"port_xmit_discards", "port_xmit_constraint_errors",
-	"port_rcv_constraint_errors", "local_link_integrity_errors",
+	"port_xmit_data",
+	"port_rcv_data",
+	"port_xmit_packets",
+	"port_rcv_packets",
+	"unicast_xmit_packets",
+	"unicast_rcv_packets",
+	"port_xmit_wait",
+	"multicast_xmit_packets",
+	"multicast_rcv_packets",
+	"symbol_error",
+	"link_error_recovery",
+	"link_downed",
+	"port_rcv_errors",
+	"port_rcv_remote_physical_errors",
+	"port_rcv_switch_relay_errors",
+	"port_xmit_discards",
+	"port_xmit_constraint_errors",
+	"port_rcv_constraint_errors",
+	"local_link_integrity_errors",
 	"excessive_buffer_overrun_errors",
 };
-#define IB_MOVING 7	/* the first 7 move */
+#define IB_MOVING 7 /* the first 7 move */
 #define HW_MOVING 5
 #define NET_MOVING 2
 
@@ -58,15 +70,15 @@ struct opts {
 struct sim_host {
 	char name[32];
 	char auth[96];
-	uint64_t *vals;		/* ports x PER_PORT */
+	uint64_t *vals; /* ports x PER_PORT */
 };
 
 struct load {
 	const struct opts *o;
 	struct sim_host *hosts;
-	double t_start, t_end;	/* measured window */
+	double t_start, t_end; /* measured window */
 	atomic_ullong samples, reports, errors, warm_reports;
-	atomic_int phase;	/* 0 warm-up, 1 measuring, 2 done */
+	atomic_int phase; /* 0 warm-up, 1 measuring, 2 done */
 };
 
 static double now_s(void)
@@ -79,7 +91,8 @@ static double now_s(void)
 
 static void host_token(unsigned i, char *out, size_t n)
 {
-	snprintf(out, n, "bench-%06u-%08x%08x", i, i * 2654435761u, ~i * 40503u);
+	snprintf(out, n, "bench-%06u-%08x%08x", i, i * 2654435761u,
+		 ~i * 40503u);
 }
 
 static void counter_name(int k, char *out, size_t n)
@@ -105,21 +118,25 @@ static int counter_moves(int k)
 static int build_report(const struct opts *o, struct sim_host *h, unsigned hid,
 			struct buf *b, unsigned *seed)
 {
-	static const char *const src[3] = { "ib", "hw", "net" };
+	static const char *const src[3] = {"ib", "hw", "net"};
 	int ret;
 
 	buf_reset(b);
-	ret = buf_printf(b, "{\"version\":1,\"host\":\"%s\",\"timestamp\":%.3f,"
-			 "\"probe_version\":\"bench\",\"devices\":[", h->name,
-			 (double)time(NULL));
+	ret = buf_printf(b,
+			 "{\"version\":1,\"host\":\"%s\",\"timestamp\":%.3f,"
+			 "\"probe_version\":\"bench\",\"devices\":[",
+			 h->name, (double)time(NULL));
 	for (unsigned p = 0; !ret && p < o->ports; p++) {
 		uint64_t *v = h->vals + (size_t)p * PER_PORT;
 
-		ret = buf_printf(b, "%s{\"name\":\"mlx5_%u\",\"fw_ver\":\"20.31.1014\","
-				 "\"ports\":[{\"port\":1,\"state\":4,\"phys_state\":5,"
-				 "\"rate_bytes_per_second\":25000000000,"
-				 "\"link_layer\":\"InfiniBand\",\"lid\":%u,\"sm_lid\":1,"
-				 "\"counters\":{", p ? "," : "", p, (hid * 16 + p) & 0xffff);
+		ret = buf_printf(
+			b,
+			"%s{\"name\":\"mlx5_%u\",\"fw_ver\":\"20.31.1014\","
+			"\"ports\":[{\"port\":1,\"state\":4,\"phys_state\":5,"
+			"\"rate_bytes_per_second\":25000000000,"
+			"\"link_layer\":\"InfiniBand\",\"lid\":%u,\"sm_lid\":1,"
+			"\"counters\":{",
+			p ? "," : "", p, (hid * 16 + p) & 0xffff);
 		for (int k = 0; !ret && k < PER_PORT; k++) {
 			char name[40];
 			int s = k < N_IB ? 0 : k < N_IB + N_HW ? 1 : 2;
@@ -129,9 +146,11 @@ static int build_report(const struct opts *o, struct sim_host *h, unsigned hid,
 				v[k] += 1 + (rand_r(seed) & 0xffff);
 			counter_name(k, name, sizeof(name));
 			if (first)
-				ret = buf_printf(b, "%s\"%s\":{", k ? "}," : "", src[s]);
+				ret = buf_printf(b, "%s\"%s\":{", k ? "}," : "",
+						 src[s]);
 			if (!ret)
-				ret = buf_printf(b, "%s\"%s\":%llu", first ? "" : ",", name,
+				ret = buf_printf(b, "%s\"%s\":%llu",
+						 first ? "" : ",", name,
 						 (unsigned long long)v[k]);
 		}
 		if (!ret)
@@ -156,7 +175,7 @@ static size_t discard(char *p, size_t sz, size_t n, void *u)
 struct worker {
 	struct load *l;
 	unsigned id;
-	unsigned next;		/* next host index of this worker */
+	unsigned next; /* next host index of this worker */
 	pthread_t thread;
 };
 
@@ -179,7 +198,8 @@ static int slot_arm(struct worker *w, struct slot *s, CURLM *multi)
 	s->hdrs = curl_slist_append(NULL, h->auth);
 	s->hdrs = curl_slist_append(s->hdrs, "Content-Type: application/json");
 	s->hdrs = curl_slist_append(s->hdrs, "Expect:");
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/v1/report", o->port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/v1/report",
+		 o->port);
 	curl_easy_setopt(s->easy, CURLOPT_URL, url);
 	curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->hdrs);
 	curl_easy_setopt(s->easy, CURLOPT_POSTFIELDS, s->body.data);
@@ -204,7 +224,8 @@ static void slot_done(struct load *l, struct slot *s, CURLcode rc)
 	}
 	if (atomic_load(&l->phase) == 1) {
 		atomic_fetch_add(&l->reports, 1);
-		atomic_fetch_add(&l->samples, (unsigned long long)l->o->ports * PER_PORT);
+		atomic_fetch_add(&l->samples,
+				 (unsigned long long)l->o->ports * PER_PORT);
 	} else {
 		atomic_fetch_add(&l->warm_reports, 1);
 	}
@@ -236,7 +257,8 @@ static void *worker_main(void *arg)
 
 			if (m->msg != CURLMSG_DONE)
 				continue;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+					  (char **)&s);
 			slot_done(l, s, m->data.result);
 			curl_multi_remove_handle(multi, s->easy);
 			if (atomic_load(&l->phase) < 2)
@@ -268,7 +290,8 @@ static int sim_init(const struct opts *o, struct load *l)
 
 		snprintf(h->name, sizeof(h->name), "sim%06u", i);
 		host_token(i, tok, sizeof(tok));
-		snprintf(h->auth, sizeof(h->auth), "Authorization: Bearer %s", tok);
+		snprintf(h->auth, sizeof(h->auth), "Authorization: Bearer %s",
+			 tok);
 		h->vals = calloc((size_t)o->ports * PER_PORT, sizeof(*h->vals));
 		if (!h->vals)
 			return -ENOMEM;
@@ -278,14 +301,14 @@ static int sim_init(const struct opts *o, struct load *l)
 
 static void sleep_s(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+	struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
 
 	nanosleep(&ts, NULL);
 }
 
 static int cmd_load(const struct opts *o)
 {
-	struct load l = { .o = o };
+	struct load l = {.o = o};
 	struct worker *w = calloc(o->threads, sizeof(*w));
 	double t0, elapsed;
 	int ret = sim_init(o, &l);
@@ -294,7 +317,7 @@ static int cmd_load(const struct opts *o)
 		return 1;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	for (unsigned i = 0; i < o->threads; i++) {
-		w[i] = (struct worker){ .l = &l, .id = i };
+		w[i] = (struct worker){.l = &l, .id = i};
 		pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
 	}
 	/* Warm-up: every host once, so every series exists. */
@@ -302,7 +325,8 @@ static int cmd_load(const struct opts *o)
 	while (atomic_load(&l.warm_reports) < o->hosts && now_s() - t0 < 600 &&
 	       atomic_load(&l.errors) < 100)
 		sleep_s(0.05);
-	fprintf(stderr, "ingest-load: warm-up (%u hosts, first reports) took %.1f s\n",
+	fprintf(stderr,
+		"ingest-load: warm-up (%u hosts, first reports) took %.1f s\n",
 		o->hosts, now_s() - t0);
 	l.t_start = now_s();
 	atomic_store(&l.phase, 1);
@@ -312,12 +336,13 @@ static int cmd_load(const struct opts *o)
 	for (unsigned i = 0; i < o->threads; i++)
 		pthread_join(w[i].thread, NULL);
 	elapsed = l.t_end - l.t_start;
-	printf("collector_samples_per_s=%.0f reports_per_s=%.1f reports=%llu "
-	       "samples=%llu seconds=%.1f errors=%llu hosts=%u ports=%u counters=%d\n",
+	printf("collector_samples_per_s=%.0f reports_per_s=%.1f "
+	       "reports=%llu samples=%llu seconds=%.1f errors=%llu "
+	       "hosts=%u ports=%u counters=%d\n",
 	       (double)atomic_load(&l.samples) / elapsed,
-	       (double)atomic_load(&l.reports) / elapsed, atomic_load(&l.reports),
-	       atomic_load(&l.samples), elapsed, atomic_load(&l.errors), o->hosts,
-	       o->ports, PER_PORT);
+	       (double)atomic_load(&l.reports) / elapsed,
+	       atomic_load(&l.reports), atomic_load(&l.samples), elapsed,
+	       atomic_load(&l.errors), o->hosts, o->ports, PER_PORT);
 	for (unsigned i = 0; i < o->hosts; i++)
 		free(l.hosts[i].vals);
 	free(l.hosts);
@@ -350,17 +375,22 @@ static int cmd_raw(const struct opts *o)
 	if (sqlite3_open(o->db, &db) != SQLITE_OK ||
 	    raw_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
 			 "PRAGMA cache_size = -65536;" /* as the collector */
-			 "CREATE TABLE latest (id INTEGER PRIMARY KEY, value INTEGER "
-			 "NOT NULL, changed REAL NOT NULL);"
-			 "CREATE TABLE history (series_id INTEGER NOT NULL, ts REAL "
-			 "NOT NULL, value INTEGER NOT NULL);"
-			 "CREATE INDEX history_series_ts ON history (series_id, ts);") ||
-	    sqlite3_prepare_v2(db, "INSERT INTO history VALUES (?1, ?2, ?3)", -1,
-			       &hist, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO latest VALUES (?1, ?2, ?3) ON CONFLICT "
-			       "(id) DO UPDATE SET value = excluded.value, "
-			       "changed = excluded.changed", -1, &latest, NULL)) {
-		fprintf(stderr, "ingest-load: %s: %s\n", o->db, sqlite3_errmsg(db));
+			 "CREATE TABLE latest (id INTEGER PRIMARY KEY, "
+			 "value INTEGER NOT NULL, changed REAL NOT NULL);"
+			 "CREATE TABLE history (series_id INTEGER NOT NULL, "
+			 "ts REAL NOT NULL, value INTEGER NOT NULL);"
+			 "CREATE INDEX history_series_ts "
+			 "ON history (series_id, ts);") ||
+	    sqlite3_prepare_v2(db, "INSERT INTO history VALUES (?1, ?2, ?3)",
+			       -1, &hist, NULL) ||
+	    sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO latest VALUES (?1, ?2, ?3) ON CONFLICT "
+		    "(id) DO UPDATE SET value = excluded.value, "
+		    "changed = excluded.changed",
+		    -1, &latest, NULL)) {
+		fprintf(stderr, "ingest-load: %s: %s\n", o->db,
+			sqlite3_errmsg(db));
 		return 1;
 	}
 	t0 = now_s();
@@ -378,7 +408,8 @@ static int cmd_raw(const struct opts *o)
 			sqlite3_bind_double(latest, 3, t);
 			if (sqlite3_step(hist) != SQLITE_DONE ||
 			    sqlite3_step(latest) != SQLITE_DONE) {
-				fprintf(stderr, "ingest-load: %s\n", sqlite3_errmsg(db));
+				fprintf(stderr, "ingest-load: %s\n",
+					sqlite3_errmsg(db));
 				return 1;
 			}
 			sqlite3_reset(hist);
@@ -388,7 +419,8 @@ static int cmd_raw(const struct opts *o)
 		if (raw_exec(db, "COMMIT"))
 			return 1;
 	} while ((t = now_s() - t0) < o->seconds);
-	printf("raw_rows_per_s=%.0f rows=%lld seconds=%.1f rows_per_commit=1000\n",
+	printf("raw_rows_per_s=%.0f rows=%lld seconds=%.1f "
+	       "rows_per_commit=1000\n",
 	       (double)rows / t, rows, t);
 	sqlite3_finalize(hist);
 	sqlite3_finalize(latest);
@@ -399,9 +431,11 @@ static int cmd_raw(const struct opts *o)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ingest-load tokens --hosts N\n"
-		   "       ingest-load load --port P [--hosts N] [--ports N] [--threads N]\n"
+		   "       ingest-load load --port P [--hosts N] [--ports N] "
+		   "[--threads N]\n"
 		   "                        [--conns N] [--seconds S]\n"
-		   "       ingest-load raw --db PATH [--hosts N] [--ports N] [--seconds S]\n");
+		   "       ingest-load raw --db PATH [--hosts N] [--ports N] "
+		   "[--seconds S]\n");
 }
 
 static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
@@ -413,8 +447,8 @@ static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "ingest-load: --%s: '%s' is not in [%u, %u]\n", flag, s,
-			lo, hi);
+		fprintf(stderr, "ingest-load: --%s: '%s' is not in [%u, %u]\n",
+			flag, s, lo, hi);
 		return -EINVAL;
 	}
 	*out = (unsigned)v;
@@ -424,11 +458,10 @@ static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
 static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "port", 1, NULL, 'p' }, { "hosts", 1, NULL, 'H' },
-		{ "ports", 1, NULL, 'P' }, { "threads", 1, NULL, 't' },
-		{ "conns", 1, NULL, 'c' }, { "seconds", 1, NULL, 's' },
-		{ "db", 1, NULL, 'd' }, { 0 }
-	};
+		{"port", 1, NULL, 'p'},	 {"hosts", 1, NULL, 'H'},
+		{"ports", 1, NULL, 'P'}, {"threads", 1, NULL, 't'},
+		{"conns", 1, NULL, 'c'}, {"seconds", 1, NULL, 's'},
+		{"db", 1, NULL, 'd'},	 {0}};
 	unsigned secs = 10;
 	int opt, ret = 0;
 
@@ -438,14 +471,30 @@ static int parse(int argc, char **argv, struct opts *o)
 	optind = 2;
 	while (!ret && (opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'p': ret = parse_uint("port", optarg, 1, 65535, &o->port); break;
-		case 'H': ret = parse_uint("hosts", optarg, 1, 1000000, &o->hosts); break;
-		case 'P': ret = parse_uint("ports", optarg, 1, 64, &o->ports); break;
-		case 't': ret = parse_uint("threads", optarg, 1, 64, &o->threads); break;
-		case 'c': ret = parse_uint("conns", optarg, 1, 1024, &o->conns); break;
-		case 's': ret = parse_uint("seconds", optarg, 1, 3600, &secs); break;
-		case 'd': o->db = optarg; break;
-		default: ret = -EINVAL;
+		case 'p':
+			ret = parse_uint("port", optarg, 1, 65535, &o->port);
+			break;
+		case 'H':
+			ret = parse_uint("hosts", optarg, 1, 1000000,
+					 &o->hosts);
+			break;
+		case 'P':
+			ret = parse_uint("ports", optarg, 1, 64, &o->ports);
+			break;
+		case 't':
+			ret = parse_uint("threads", optarg, 1, 64, &o->threads);
+			break;
+		case 'c':
+			ret = parse_uint("conns", optarg, 1, 1024, &o->conns);
+			break;
+		case 's':
+			ret = parse_uint("seconds", optarg, 1, 3600, &secs);
+			break;
+		case 'd':
+			o->db = optarg;
+			break;
+		default:
+			ret = -EINVAL;
 		}
 	}
 	o->seconds = secs;
@@ -454,7 +503,7 @@ static int parse(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .hosts = 2000, .ports = 9, .threads = 2, .conns = 16 };
+	struct opts o = {.hosts = 2000, .ports = 9, .threads = 2, .conns = 16};
 
 	if (parse(argc, argv, &o)) {
 		usage(stderr);

@@ -30,8 +30,12 @@ static void test_tokens(void **state)
 	char err[256], tok[64], host[32];
 
 	assert_int_equal(auth_new(&a), 0);
-	assert_int_equal(auth_add(a, "node1", "0123456789abcdef-1", err, sizeof(err)), 0);
-	assert_int_equal(auth_add(a, "node2", "0123456789abcdef-2", err, sizeof(err)), 0);
+	assert_int_equal(
+		auth_add(a, "node1", "0123456789abcdef-1", err, sizeof(err)),
+		0);
+	assert_int_equal(
+		auth_add(a, "node2", "0123456789abcdef-2", err, sizeof(err)),
+		0);
 	assert_string_equal(host_of(a, "0123456789abcdef-1"), "node1");
 	assert_string_equal(host_of(a, "0123456789abcdef-2"), "node2");
 	assert_null(host_of(a, "0123456789abcdef-3"));
@@ -39,10 +43,12 @@ static void test_tokens(void **state)
 	assert_null(host_of(a, "0123456789abcdef-11"));
 	assert_null(host_of(a, ""));
 	/* The same token twice, even for the same host, is refused. */
-	assert_int_equal(auth_add(a, "node3", "0123456789abcdef-1", err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		auth_add(a, "node3", "0123456789abcdef-1", err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "node3"));
-	assert_int_equal(auth_add(a, "node3", "short", err, sizeof(err)), -EINVAL);
+	assert_int_equal(auth_add(a, "node3", "short", err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "shorter"));
 	/* Many tokens: the table grows and every one still resolves. */
 	for (int i = 0; i < 5000; i++) {
@@ -70,7 +76,9 @@ static void test_tokens_file(void **state)
 
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
-	fputs("# comment\n\n  node1   aaaaaaaaaaaaaaaa1  \nnode2\tbbbbbbbbbbbbbbbb2\n", f);
+	fputs("# comment\n\n  node1   aaaaaaaaaaaaaaaa1  "
+	      "\nnode2\tbbbbbbbbbbbbbbbb2\n",
+	      f);
 	fclose(f);
 	assert_int_equal(auth_new(&a), 0);
 	assert_int_equal(auth_load_file(a, path, err, sizeof(err)), 0);

@@ -68,8 +68,9 @@ static long long q(const struct fixture *f, const char *sql)
 	sqlite3_stmt *s;
 	long long v = -1;
 
-	assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+		sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL),
+		SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
 	if (sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0);
@@ -100,8 +101,9 @@ static void copy_001(const struct fixture *f)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/001_init.sql' '%s/'",
-		 f->schema, SCHEMA_DIR, f->schema);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s' && cp '%s/001_init.sql' '%s/'", f->schema,
+		 SCHEMA_DIR, f->schema);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -114,10 +116,14 @@ static void test_migrate_from_empty(void **state)
 	assert_int_equal(store_schema_version(st), 1);
 	store_close(st);
 	assert_int_equal(q(f, "PRAGMA user_version"), 1);
-	assert_int_equal(q(f, "SELECT count(*) FROM sqlite_master WHERE name IN "
-			      "('host','device','port','port_gid','port_pkey','series','sample')"), 7);
+	assert_int_equal(q(f,
+			   "SELECT count(*) FROM sqlite_master WHERE name IN "
+			   "('host', 'device', 'port', 'port_gid', "
+			   "'port_pkey', 'series', 'sample')"),
+			 7);
 	/* Opening again applies nothing and keeps the data. */
-	exec(f, "INSERT INTO host (name, first_seen, last_report) VALUES ('a', 1, 1)");
+	exec(f, "INSERT INTO host (name, first_seen, last_report) "
+		"VALUES ('a', 1, 1)");
 	assert_int_equal(store_open(&f->opts, &st), 0);
 	store_close(st);
 	assert_int_equal(q(f, "SELECT count(*) FROM host"), 1);
@@ -133,7 +139,8 @@ static void test_migrate_from_previous(void **state)
 	f->opts.schema_dir = f->schema;
 	assert_int_equal(store_open(&f->opts, &st), 0);
 	store_close(st);
-	exec(f, "INSERT INTO host (name, first_seen, last_report) VALUES ('a', 1, 1)");
+	exec(f, "INSERT INTO host (name, first_seen, last_report) "
+		"VALUES ('a', 1, 1)");
 	/* A later file appears: only it is applied, the data stays. */
 	snprintf(path, sizeof(path), "%s/002_extra.sql", f->schema);
 	write_file(path, "CREATE TABLE extra (x INTEGER);\n"
@@ -160,7 +167,9 @@ static void test_migrate_failure_is_atomic(void **state)
 	assert_int_equal(store_open(&f->opts, &st), -EIO);
 	/* 001 went in, 002 did not, not even its first statement. */
 	assert_int_equal(q(f, "PRAGMA user_version"), 1);
-	assert_int_equal(q(f, "SELECT count(*) FROM sqlite_master WHERE name = 'half'"), 0);
+	assert_int_equal(
+		q(f, "SELECT count(*) FROM sqlite_master WHERE name = 'half'"),
+		0);
 }
 
 static void test_refuse_newer(void **state)
@@ -172,7 +181,9 @@ static void test_refuse_newer(void **state)
 	assert_int_equal(store_open(&f->opts, &st), -EPROTO);
 	assert_null(st);
 	assert_int_equal(q(f, "PRAGMA user_version"), 7);
-	assert_int_equal(q(f, "SELECT count(*) FROM sqlite_master WHERE name = 'host'"), 0);
+	assert_int_equal(
+		q(f, "SELECT count(*) FROM sqlite_master WHERE name = 'host'"),
+		0);
 }
 
 static void test_duplicate_version(void **state)
@@ -201,28 +212,49 @@ struct mini {
 static void mini_init(struct mini *m, const char *host)
 {
 	memset(m, 0, sizeof(*m));
-	m->ib[0] = (struct report_counter){ (char *)"port_xmit_data", 1000 };
-	m->ib[1] = (struct report_counter){ (char *)"port_rcv_data", 2000 };
-	m->ib[2] = (struct report_counter){ (char *)"symbol_error", 0 };
-	m->gid = (struct report_gid){ 0, (char *)"fe80:0000:0000:0000:0000:0000:0000:0001",
-				      (char *)"RoCE v2", (char *)"eth0" };
-	m->pkey = (struct report_pkey){ 0, 0xffff };
+	m->ib[0] = (struct report_counter){(char *)"port_xmit_data", 1000};
+	m->ib[1] = (struct report_counter){(char *)"port_rcv_data", 2000};
+	m->ib[2] = (struct report_counter){(char *)"symbol_error", 0};
+	m->gid = (struct report_gid){
+		0, (char *)"fe80:0000:0000:0000:0000:0000:0000:0001",
+		(char *)"RoCE v2", (char *)"eth0"};
+	m->pkey = (struct report_pkey){0, 0xffff};
 	m->port = (struct report_port){
-		.port = 1, .state = 4, .phys_state = 5, .rate_bytes = 12500000000ULL,
-		.link_layer = (char *)"Ethernet", .lid = 0, .sm_lid = 0, .lmc = 0,
-		.cap_mask = -1, .netdev = (char *)"eth0",
-		.gids = &m->gid, .n_gids = 1, .pkeys = &m->pkey, .n_pkeys = 1,
+		.port = 1,
+		.state = 4,
+		.phys_state = 5,
+		.rate_bytes = 12500000000ULL,
+		.link_layer = (char *)"Ethernet",
+		.lid = 0,
+		.sm_lid = 0,
+		.lmc = 0,
+		.cap_mask = -1,
+		.netdev = (char *)"eth0",
+		.gids = &m->gid,
+		.n_gids = 1,
+		.pkeys = &m->pkey,
+		.n_pkeys = 1,
 	};
 	m->port.counters[CSRC_IB] = m->ib;
 	m->port.n_counters[CSRC_IB] = 3;
 	m->dev = (struct report_device){
-		.name = (char *)"rxe0", .numa_node = -1, .ports = &m->port, .n_ports = 1,
-		.pcie = { .cur_speed_gts = -1, .max_speed_gts = -1, .cur_width = -1,
-			  .max_width = -1, .aer_correctable = -1, .aer_nonfatal = -1,
-			  .aer_fatal = -1 },
+		.name = (char *)"rxe0",
+		.numa_node = -1,
+		.ports = &m->port,
+		.n_ports = 1,
+		.pcie = {.cur_speed_gts = -1,
+			 .max_speed_gts = -1,
+			 .cur_width = -1,
+			 .max_width = -1,
+			 .aer_correctable = -1,
+			 .aer_nonfatal = -1,
+			 .aer_fatal = -1},
 	};
-	m->r = (struct report){ .version = 1, .host = (char *)host, .timestamp = 1,
-				.devices = &m->dev, .n_devices = 1 };
+	m->r = (struct report){.version = 1,
+			       .host = (char *)host,
+			       .timestamp = 1,
+			       .devices = &m->dev,
+			       .n_devices = 1};
 }
 
 static void put(struct store *st, struct mini *m, double now,
@@ -262,9 +294,16 @@ static void test_history_change_only(void **state)
 	put(st, &m, 1020, &stats);
 	assert_int_equal(stats.series_written, 1);
 	assert_int_equal(stats.history_written, 1);
-	assert_int_equal(q(f, "SELECT value FROM series WHERE name = 'port_xmit_data'"), 5000);
-	assert_int_equal(q(f, "SELECT changed FROM series WHERE name = 'port_xmit_data'"), 1020);
-	assert_int_equal(q(f, "SELECT changed FROM series WHERE name = 'symbol_error'"), 1000);
+	assert_int_equal(
+		q(f, "SELECT value FROM series WHERE name = 'port_xmit_data'"),
+		5000);
+	assert_int_equal(
+		q(f,
+		  "SELECT changed FROM series WHERE name = 'port_xmit_data'"),
+		1020);
+	assert_int_equal(
+		q(f, "SELECT changed FROM series WHERE name = 'symbol_error'"),
+		1000);
 
 	/* A port attribute changes: the port row is rewritten. */
 	m.port.state = 1;
@@ -278,8 +317,10 @@ static void test_history_change_only(void **state)
 	put(st, &m, 1020 + 300, &stats);
 	assert_int_equal(stats.history_written, 1); /* xmit_data */
 	assert_int_equal(q(f, "SELECT count(*) FROM sample"), 7);
-	assert_int_equal(q(f, "SELECT count(*) FROM sample s JOIN series x ON "
-			      "x.id = s.series_id WHERE x.name = 'symbol_error'"), 2);
+	assert_int_equal(q(f,
+			   "SELECT count(*) FROM sample s JOIN series x ON "
+			   "x.id = s.series_id WHERE x.name = 'symbol_error'"),
+			 2);
 
 	/* After a restart the cache is rebuilt: a keyframe, no new series. */
 	store_close(st);
@@ -309,7 +350,9 @@ static void test_rollback_drops_cache(void **state)
 	store_rollback(st);
 	assert_int_equal(store_cached_series(st), 0);
 	put(st, &m, 1020, &stats);
-	assert_int_equal(q(f, "SELECT value FROM series WHERE name = 'port_xmit_data'"), 7);
+	assert_int_equal(
+		q(f, "SELECT value FROM series WHERE name = 'port_xmit_data'"),
+		7);
 	store_close(st);
 }
 
@@ -366,7 +409,8 @@ static void test_retire(void **state)
 	/* It comes back as a new host, with fresh rows. */
 	put(st, &a, 1100, NULL);
 	assert_int_equal(q(f, "SELECT count(*) FROM series"), 6);
-	assert_int_equal(q(f, "SELECT first_seen FROM host WHERE name = 'node1'"), 1100);
+	assert_int_equal(
+		q(f, "SELECT first_seen FROM host WHERE name = 'node1'"), 1100);
 	store_close(st);
 }
 
@@ -381,7 +425,8 @@ static void test_other_writer(void **state)
 	mini_init(&m, "node1");
 	assert_int_equal(store_open(&f->opts, &st), 0);
 	put(st, &m, 1000, NULL);
-	exec(f, "PRAGMA foreign_keys = ON; DELETE FROM host WHERE name = 'node1'");
+	exec(f,
+	     "PRAGMA foreign_keys = ON; DELETE FROM host WHERE name = 'node1'");
 	put(st, &m, 1010, &stats);
 	assert_int_equal(stats.series_written, 3);
 	assert_int_equal(q(f, "SELECT count(*) FROM series"), 3);
@@ -405,11 +450,16 @@ static void test_wal_bounded_after_reader(void **state)
 	assert_int_equal(store_open(&f->opts, &st), 0);
 	mini_init(&m, "node1");
 	put(st, &m, 1000, NULL);
-	assert_int_equal(sqlite3_open_v2(f->db, &rd, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(rd, "SELECT count(*) FROM sample", -1, &s, NULL),
+	assert_int_equal(
+		sqlite3_open_v2(f->db, &rd, SQLITE_OPEN_READONLY, NULL),
+		SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(rd, "SELECT count(*) FROM sample",
+					    -1, &s, NULL),
 			 SQLITE_OK);
-	assert_int_equal(sqlite3_exec(rd, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(s), SQLITE_ROW); /* the snapshot is pinned */
+	assert_int_equal(sqlite3_exec(rd, "BEGIN", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(s),
+			 SQLITE_ROW); /* the snapshot is pinned */
 	for (int i = 0; i < 400; i++) {
 		m.ib[0].value++;
 		m.ib[1].value++;
@@ -418,7 +468,8 @@ static void test_wal_bounded_after_reader(void **state)
 	assert_int_equal(store_checkpoint(st, &wal), 0);
 	assert_true(wal > f->opts.wal_max_bytes);
 	sqlite3_finalize(s);
-	assert_int_equal(sqlite3_exec(rd, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(rd, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
 	assert_int_equal(store_checkpoint(st, &wal), 0);
 	assert_int_equal(wal, 0);
 	sqlite3_close(rd);
@@ -440,10 +491,12 @@ static void test_wal_and_checkpoint(void **state)
 		sqlite3_stmt *s;
 
 		assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL),
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode",
+						    -1, &s, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-		assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+		assert_string_equal((const char *)sqlite3_column_text(s, 0),
+				    "wal");
 		sqlite3_finalize(s);
 		sqlite3_close(db);
 	}
@@ -452,18 +505,29 @@ static void test_wal_and_checkpoint(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_migrate_from_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_from_previous, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_failure_is_atomic, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_duplicate_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_history_change_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rollback_drops_cache, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_empty, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_previous,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_failure_is_atomic,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuse_newer, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_version, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_history_change_only, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rollback_drops_cache,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retention, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_retire, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_other_writer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wal_bounded_after_reader, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wal_and_checkpoint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_writer, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_wal_bounded_after_reader,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wal_and_checkpoint, setup,
+						teardown),
 	};
 
 	log_init("test_store", LOG_LVL_ERR);
