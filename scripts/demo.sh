@@ -34,7 +34,9 @@ Options:
   --lab               use the lab VM even if this host has an RDMA device
   --no-traffic        in the lab, do not run perftest to make counters move
   --no-install        skip scripts/install-deps.sh
+  --no-build          skip the install and the build (binaries must exist)
   --build-dir DIR     meson build directory (default: build/ in the repo)
+  --workdir DIR       database and logs on the host (default: .demo/ in the repo)
   -h, --help          this text
 EOF
 }
@@ -45,8 +47,9 @@ die() {
 	exit 1
 }
 
-port=9471 duration=0 interval=10 force_lab= traffic=1 install=1 rxe_if= inside=
+port=9471 duration=0 interval=10 force_lab= traffic=1 install=1 rxe_if= inside= build_it=1
 build=$top/build
+workdir=$top/.demo
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--port) port=${2:-}; shift ;;
@@ -56,7 +59,9 @@ while [ $# -gt 0 ]; do
 	--lab) force_lab=1 ;;
 	--no-traffic) traffic= ;;
 	--no-install) install= ;;
+	--no-build) install= build_it= ;;
 	--build-dir) build=$(realpath -m -- "${2:-}"); shift ;;
+	--workdir) workdir=$(realpath -m -- "${2:-}"); shift ;;
 	--inside-lab) inside=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -189,13 +194,15 @@ setup() {
 		say "installing dependencies (scripts/install-deps.sh)"
 		bash "$top/scripts/install-deps.sh" || die "dependency install failed"
 	fi
-	if [ ! -f "$build/build.ninja" ]; then
-		say "configuring build/"
+	if [ -n "$build_it" ] && [ ! -f "$build/build.ninja" ]; then
+		say "configuring $build"
 		meson setup "$build" >"$top/build-setup.log" 2>&1 ||
 			die "meson setup failed: see $top/build-setup.log"
 	fi
-	say "building (ninja -C $build)"
-	ninja -C "$build" >/dev/null || die "build failed: ninja -C $build"
+	if [ -n "$build_it" ]; then
+		say "building (ninja -C $build)"
+		ninja -C "$build" >/dev/null || die "build failed: ninja -C $build"
+	fi
 	local b
 	for b in "$bin_c" "$bin_e" "$bin_p"; do
 		[ -x "$b" ] || die "$b was not built"
@@ -214,12 +221,17 @@ port_busy() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
+# Does this kernel have Soft-RoCE (loaded, built in, or as a module)?
+have_rxe() {
+	[ -d /sys/module/rdma_rxe ] || modinfo rdma_rxe >/dev/null 2>&1
+}
+
 create_rxe() { # IFACE
 	[ "$(id -u)" -eq 0 ] || die "--create-rxe needs root"
-	modinfo rdma_rxe >/dev/null 2>&1 || die "this kernel has no rdma_rxe module"
+	have_rxe || die "this kernel has no rdma_rxe module: no Soft-RoCE here"
 	[ -e "/sys/class/net/$1" ] || die "no network interface '$1'"
 	say "creating Soft-RoCE device rxe_ibpulse on $1: this opens UDP port 4791 (RoCE v2) on $1"
-	modprobe rdma_rxe || die "modprobe rdma_rxe failed"
+	[ -d /sys/module/rdma_rxe ] || modprobe rdma_rxe || die "modprobe rdma_rxe failed"
 	rdma link add rxe_ibpulse type rxe netdev "$1" || die "rdma link add failed"
 	rxe_created=1
 }
@@ -227,7 +239,7 @@ create_rxe() { # IFACE
 run_on_host() {
 	port_busy "$port" && die "port $port is in use: choose another with --port"
 	say "RDMA devices here: $(ls /sys/class/infiniband | tr '\n' ' ')"
-	stack_run "$top/.demo" 127.0.0.1
+	stack_run "$workdir" 127.0.0.1
 }
 
 run_in_lab() {
@@ -260,7 +272,7 @@ main() {
 		return
 	fi
 	say "no RDMA device on this host."
-	if [ -z "$force_lab" ] && modinfo rdma_rxe >/dev/null 2>&1; then
+	if [ -z "$force_lab" ] && have_rxe; then
 		say "its kernel has Soft-RoCE (rdma_rxe): 'scripts/demo.sh --create-rxe IFACE' would create"
 		say "a device on IFACE (opening UDP port 4791 there); using the lab VM instead."
 	fi

@@ -22,7 +22,7 @@ lab_require "$tool"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 out=$(mktemp)
 trap 'kill "$demo" 2>/dev/null; wait "$demo" 2>/dev/null; rm -f "$out"' EXIT
-bash "$top/scripts/demo.sh" --no-install --build-dir "$build" --duration 60 --interval 5 \
+bash "$top/scripts/demo.sh" --no-install --build-dir "$build" --duration 45 --interval 5 \
 	--port "$port" >"$out" 2>&1 &
 demo=$!
 
