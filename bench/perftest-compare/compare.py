@@ -96,6 +96,9 @@ def perftest(binary, flags, metric):
     rows = [r for r in rows if len(r) >= 5 and r[0].isdigit()
             and r[1].isdigit()]
     r = rows[-1]
+    if float(r[3]) == 0 and metric in ("bw", "rate"):
+        print("note: perftest reported zero: %s" % " ".join(r),
+              file=sys.stderr)
     if metric == "bw":
         return float(r[3])
     if metric == "rate":

@@ -182,6 +182,7 @@ enum {
 	OPT_MAX_ITERS,
 	OPT_MAX_CONC,
 	OPT_ONCE,
+	OPT_VERIFY,
 };
 
 static const struct option long_opts[] = {
@@ -220,6 +221,7 @@ static const struct option long_opts[] = {
 	{"max-iters", required_argument, NULL, OPT_MAX_ITERS},
 	{"max-concurrent", required_argument, NULL, OPT_MAX_CONC},
 	{"once", no_argument, NULL, OPT_ONCE},
+	{"verify", no_argument, NULL, OPT_VERIFY},
 	{0},
 };
 
@@ -368,6 +370,10 @@ static int opt_other(struct cli_opts *o, int opt, const char *a, bool serve)
 	}
 	if (!serve && opt == 'b') {
 		o->p.bidir = true;
+		return 0;
+	}
+	if (!serve && opt == OPT_VERIFY) {
+		o->p.verify = true;
 		return 0;
 	}
 	if (!serve && opt == OPT_NO_PIN) {

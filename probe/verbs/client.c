@@ -18,7 +18,8 @@ static void request_from(const struct vt_params *p, const struct vt_used *u,
 {
 	memset(m, 0, sizeof(*m));
 	m->test = (uint16_t)p->test;
-	m->flags = (uint16_t)(u->bidir ? CTRL_F_BIDIR : 0);
+	m->flags = (uint16_t)((u->bidir ? CTRL_F_BIDIR : 0) |
+			      (u->verify ? CTRL_F_VERIFY : 0));
 	m->qps = (uint16_t)u->qps;
 	m->size = u->size;
 	m->tx_depth = u->tx_depth;
@@ -125,6 +126,8 @@ static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 		return vsess_fail(s, rc, "%s", why);
 	}
 	u->inline_size = s->eng->cfg.inline_size;
+	if (u->verify && p->test != VT_READ_BW)
+		veng_fill(s->eng, false);
 	veng_endpoint(s->eng, &s->local);
 	rc = vsess_send(s,
 			ctrl_connect_encode(&s->local, s->out, sizeof(s->out)));
@@ -223,6 +226,12 @@ static int session(struct vsess *s, const struct vt_params *p, const char *host,
 	if (rc)
 		return rc;
 	rc = measure(s, p, &res->used);
+	/* READ lands in our send half: check it against the pattern. */
+	if (!rc && res->used.verify && p->test == VT_READ_BW) {
+		rc = veng_check(s->eng, false, res->local.error,
+				sizeof(res->local.error));
+		res->local.status = rc;
+	}
 	if (rc)
 		note_port_state(s);
 	/* Trade views even after a failure: the peer's may say why. */

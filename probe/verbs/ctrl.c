@@ -357,9 +357,9 @@ int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m)
 	r_bytes(&r, m->mac, CTRL_MAC_LEN);
 	if (r.err)
 		return r.err;
-	if (m->flags & ~(CTRL_F_BIDIR | CTRL_F_INLINE) || m->sl > 15 ||
-	    m->qps == 0 || m->qps > CTRL_MAX_QPS || m->tx_depth == 0 ||
-	    (m->iters == 0 && m->duration_ms == 0))
+	if (m->flags & ~(CTRL_F_BIDIR | CTRL_F_INLINE | CTRL_F_VERIFY) ||
+	    m->sl > 15 || m->qps == 0 || m->qps > CTRL_MAX_QPS ||
+	    m->tx_depth == 0 || (m->iters == 0 && m->duration_ms == 0))
 		return -EBADMSG;
 	return r_end(&r);
 }

@@ -79,6 +79,7 @@ struct ctrl_endpoint {
 
 #define CTRL_F_BIDIR 0x1
 #define CTRL_F_INLINE 0x2
+#define CTRL_F_VERIFY 0x4
 
 struct ctrl_request {
 	uint16_t test;	/* enum vt_test */

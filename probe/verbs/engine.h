@@ -82,6 +82,15 @@ void veng_endpoint(const struct veng *e, struct ctrl_endpoint *ep);
 int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
 		 enum ibv_mtu mtu, unsigned sl, unsigned tclass, unsigned rd,
 		 unsigned dest_rd, char *err, size_t errlen);
+/*
+ * Data integrity: fill, or check, the first cfg.size bytes of every QP's
+ * receive half (@rx) or send half with a pattern that depends on the QP
+ * and the offset. veng_check() returns -EILSEQ and names the first bad
+ * byte in @err.
+ */
+void veng_fill(struct veng *e, bool rx);
+int veng_check(const struct veng *e, bool rx, char *err, size_t len);
+
 /* Post one receive of the QP's whole slot on QP @i. */
 int veng_post_recv(struct veng *e, unsigned i);
 

@@ -145,6 +145,7 @@ static json_t *json_params(const struct vt_used *u)
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "outstanding_reads", json_integer(u->rd_atomic));
+	json_object_set_new(o, "verify", json_boolean(u->verify));
 	json_object_set_new(o, "remote_gid", json_string(u->remote_gid));
 	json_object_set_new(o, "remote_gid_index",
 			    json_integer(u->remote_gid_index));

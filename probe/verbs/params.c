@@ -109,6 +109,11 @@ static int check_shape(const struct vt_params *p, char *err, size_t len)
 	if (p->bidir && (lat || p->test == VT_SEND_BW))
 		BAD("--bidirectional: supported for write_bw, read_bw and the "
 		    "atomic bandwidth tests");
+	if (p->verify &&
+	    (p->bidir || (p->test != VT_WRITE_BW && p->test != VT_READ_BW &&
+			  p->test != VT_SEND_BW)))
+		BAD("--verify: supported for write_bw, read_bw and send_bw, "
+		    "one direction");
 	if (lat && p->duration_s > 0)
 		BAD("--duration: latency tests run a number of --iters");
 	if (p->tx_depth > 16384)
@@ -220,5 +225,6 @@ void vt_params_apply(const struct vt_params *p, struct vt_used *u)
 			p->test == VT_WRITE_LAT || p->test == VT_SEND_LAT ? 220
 									  : 0;
 	u->bidir = p->bidir;
+	u->verify = p->verify;
 	u->ib_port = p->ib_port;
 }

@@ -270,3 +270,44 @@ int veng_post_recv(struct veng *e, unsigned i)
 
 	return -ibv_post_recv(e->qp[i], &wr, &bad);
 }
+
+static uint8_t pattern(unsigned qp, size_t off)
+{
+	return (uint8_t)(off * 131 + (off >> 8) * 17 + qp * 7 + 0x5a);
+}
+
+static uint8_t *half(const struct veng *e, unsigned qp, bool rx)
+{
+	return e->buf + (size_t)qp * e->stride + (rx ? 0 : e->stride / 2);
+}
+
+void veng_fill(struct veng *e, bool rx)
+{
+	unsigned i;
+	size_t k;
+
+	for (i = 0; i < e->cfg.qps; i++)
+		for (k = 0; k < e->cfg.size; k++)
+			half(e, i, rx)[k] = pattern(i, k);
+}
+
+int veng_check(const struct veng *e, bool rx, char *err, size_t len)
+{
+	unsigned i;
+	size_t k;
+
+	for (i = 0; i < e->cfg.qps; i++) {
+		const uint8_t *b = half(e, i, rx);
+
+		for (k = 0; k < e->cfg.size; k++) {
+			if (b[k] == pattern(i, k))
+				continue;
+			snprintf(err, len,
+				 "data mismatch: QP %u byte %zu is "
+				 "0x%02x, expected 0x%02x",
+				 i, k, b[k], pattern(i, k));
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}

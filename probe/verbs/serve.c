@@ -71,6 +71,7 @@ static void params_from(const struct ctrl_request *q, struct vt_params *p)
 	p->duration_s = q->duration_ms / 1000.0;
 	p->inline_size = (int)q->inline_size;
 	p->bidir = q->flags & CTRL_F_BIDIR;
+	p->verify = q->flags & CTRL_F_VERIFY;
 	p->sl = q->sl;
 	p->tclass = q->tclass;
 }
@@ -157,6 +158,9 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 	rc = veng_new(s->dev, &ec, &s->eng, why, sizeof(why));
 	if (rc)
 		return refuse(s, rc, why);
+	if (p->verify && p->test == VT_READ_BW)
+		veng_fill(s->eng, true);
+	s->check_rx = p->verify && p->test != VT_READ_BW;
 	if (ec.rx_depth && (rc = vsess_prepost(s)))
 		return refuse(s, rc, "cannot post receives");
 	memset(&acc, 0, sizeof(acc));
@@ -232,6 +236,12 @@ static int trade(struct vsess *s, uint64_t deadline_ns)
 		return vsess_fail(s, -EBADMSG, "malformed DONE");
 	vsess_msg_to_side(&m, &s->res->remote);
 	s->res->remote_valid = true;
+	/* Everything the client wrote or sent has landed by its DONE. */
+	if (s->check_rx && !m.status && !s->res->local.status) {
+		s->res->local.status =
+			veng_check(s->eng, true, s->res->local.error,
+				   sizeof(s->res->local.error));
+	}
 	vsess_side_to_msg(&s->res->local, &m);
 	return vsess_send(
 		s, ctrl_result_encode(CTRL_RESULT, &m, s->out, sizeof(s->out)));

@@ -29,6 +29,7 @@ struct vsess {
 	struct ctrl_hdr h;
 	struct vt_result *res;
 	enum vt_test test;
+	bool check_rx; /* verify the receive halves at DONE */
 };
 
 uint64_t vsess_deadline(const struct vsess *s);

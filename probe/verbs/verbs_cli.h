@@ -15,7 +15,8 @@ int verbs_cmd_serve(int argc, char **argv);
 	"--gid "                                                               \
 	"SEL] [--pkey-index N | --pkey VAL] [--sl N] [-m MTU] [-q QPS] "       \
 	"[-s SIZE] [-t DEPTH] [-n ITERS | -D SEC] [--inline N] [--cq-mod N] "  \
-	"[--post-list N] [-b] [--outs N] [--secret-file F] [--json]"
+	"[--post-list N] [-b] [--outs N] [--verify] [--secret-file F] "        \
+	"[--json]"
 #define VERBS_SERVE_USAGE                                                      \
 	"serve [-p PORT] [--bind ADDR] [-d DEV] [-i PORT] [-x N | --gid SEL] " \
 	"[--pkey-index N | --pkey VAL] [--secret-file F] [--max-size B] "      \

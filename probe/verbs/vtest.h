@@ -65,6 +65,7 @@ struct vt_params {
 	unsigned post_list;	   /* 1 */
 	int inline_size;	   /* -1: 0 for bw, 220 for latency */
 	bool bidir;
+	bool verify;	       /* check a known pattern at the receiver */
 	unsigned rd_atomic;    /* 0: min(16, device maximum) */
 	double interval_s;     /* sub-interval for min/peak bandwidth: 0.1 */
 	double timeout_s;      /* each control step, and the test's slack: 10 */
@@ -104,6 +105,7 @@ struct vt_used {
 	uint32_t size, iters;
 	double duration_s, margin_s;
 	bool bidir;
+	bool verify;
 	unsigned remote_gid_index;
 	char remote_gid[48];
 	unsigned remote_pkey;

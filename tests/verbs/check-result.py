@@ -24,6 +24,8 @@ def main():
     if r is None or r["status"] != "ok":
         fail("responder view missing or not ok: %r" % (r,))
     p = doc["parameters"]
+    if "--verify" in sys.argv[4:] and not p["verify"]:
+        fail("verify was asked but not used")
     if p["device"] != "rxe0" or p["mtu_bytes"] < 256 or p["gid"] == "":
         fail("parameters: %r" % (p,))
     if test.endswith("_lat"):

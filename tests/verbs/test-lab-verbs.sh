@@ -36,7 +36,7 @@ one() {
 	src=$?
 	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] ||
 		lab_fail "$test $*: client $rc, server $src: $(cat "$out.err" "$out.server")"
-	python3 "$here/check-result.py" "$test" "$out.json" "$out.server" ||
+	python3 "$here/check-result.py" "$test" "$out.json" "$out.server" "$@" ||
 		lab_fail "$test $*: implausible result: $(cat "$out.json")"
 }
 
@@ -54,6 +54,9 @@ one fadd_lat -n 300
 one cas_lat -n 300
 one write_lat -n 100 -s 4096 --inline 0
 one send_bw -n 500 -s 4096 --gid v2-ipv4 --pkey 0xffff --mtu 1024
+one write_bw -n 200 -s 10000 -q 3 --verify
+one read_bw -n 200 -s 10000 -q 3 --verify
+one send_bw -n 200 -s 10000 -q 3 --verify
 lab_ok "every test type ran probe-to-probe on rxe0"
 
 # bad_choice WHAT EXPECT ARGS...: refused up front, naming the valid choices.
