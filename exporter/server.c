@@ -84,6 +84,13 @@ static const char *header(struct MHD_Connection *c, const char *name)
 	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
+static const char *user_agent(struct MHD_Connection *c)
+{
+	const char *ua = header(c, MHD_HTTP_HEADER_USER_AGENT);
+
+	return ua ? ua : "?";
+}
+
 static enum MHD_Result server_metrics(struct server *s,
 				      struct MHD_Connection *c)
 {
@@ -114,17 +121,23 @@ static enum MHD_Result server_metrics(struct server *s,
 	body = buf_steal(&out, &len);
 	if (!body)
 		return MHD_NO;
-	if (!rq.gzip)
-		return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format),
-				   body, len, NULL);
-	ret = pgzip_compress(body, len, (int)s->cfg->gzip_level,
-			     (unsigned)s->cfg->gzip_threads, &gz, &gz_len);
-	free(body);
-	if (ret)
-		return server_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   "gzip failed");
-	return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format), gz,
-			   gz_len, "gzip");
+	gz_len = len;
+	if (rq.gzip) {
+		ret = pgzip_compress(body, len, (int)s->cfg->gzip_level,
+				     (unsigned)s->cfg->gzip_threads, &gz,
+				     &gz_len);
+		free(body);
+		if (ret)
+			return server_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					   "gzip failed");
+		body = gz;
+	}
+	log_debug("/metrics shard %u/%u for %s: %s%s, %zu bytes (%zu sent)",
+		  rq.shard, rq.shards, user_agent(c),
+		  rq.format == EXPO_OPENMETRICS ? "openmetrics" : "text",
+		  rq.gzip ? " gzip" : "", len, gz_len);
+	return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format), body,
+			   gz_len, rq.gzip ? "gzip" : NULL);
 }
 
 static enum MHD_Result server_health(struct server *s, struct MHD_Connection *c)

@@ -17,6 +17,7 @@ ephemeral loopback port, and:
 usage: test_integration.py EXPORTER SCHEMA_DIR PROMTOOL PROMETHEUS
 """
 import os
+import re
 import shutil
 import sqlite3
 import sys
@@ -269,7 +270,7 @@ def main():
         build_db(db_path, schema_dir).close()
         pf = os.path.join(tmp, "port")
         p = procs.start("exporter", [exporter, "--db", db_path, "--listen", "127.0.0.1",
-                                     "--port", "0", "--port-file", pf])
+                                     "--port", "0", "--port-file", pf, "--log-level", "debug"])
         port = H.read_port_file(pf, p, procs)
         base = "http://127.0.0.1:%d" % port
         check_text(base, promtool)
@@ -278,6 +279,8 @@ def main():
         check_http(base)
         check_missing_db(procs, exporter, tmp, schema_dir)
         check_prometheus(procs, prometheus, tmp, port)
+        H.check(re.search(r"/metrics shard 0/1 for Prometheus/\S+: openmetrics gzip",
+                          procs.log(p)), "Prometheus was served OpenMetrics, gzipped")
         check_concurrent_writer(base, db_path)
         procs.check_alive(p)
         procs.stop_clean(p)
