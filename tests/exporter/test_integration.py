@@ -113,6 +113,11 @@ def check_text(base, promtool):
     H.check(len(H.find(S, "ibpulse_port_pkey_info", host="node-a")) == 2, "empty P_Key skipped")
     H.check("lifespan" not in str(H.find(S, "ibpulse_port_hw_counters_total")),
             "lifespan is not a counter")
+    H.check(not H.find(S, "ibpulse_device_pcie_current_width_lanes", host="node-b") and
+            not H.find(S, "ibpulse_device_pcie_aer_errors_total", host="node-b"),
+            "unknown PCIe values are absent, not zero")
+    H.check(H.find(S, "ibpulse_port_info", host="node-b", link_layer="Ethernet",
+                   netdev="eth0", port_guid="") == [1], "RoCE port info")
     return text
 
 
