@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "daemon.h"
 #include "log.h"
 #include "probe.h"
 #include "push.h"
@@ -22,7 +23,7 @@
 #include "verbs_cli.h"
 
 #define EXIT_USAGE 2
-#define MAX_OVERRIDES 16
+#define MAX_OVERRIDES 64
 
 /* What every subcommand shares: settings and flag overrides. */
 struct cli {
@@ -52,35 +53,50 @@ static int cli_override(struct cli *c, const char *key, const char *value)
 	return 0;
 }
 
+/* The config file: --config, else the installed one if present. */
+static const char *cli_config_path(const struct cli *c)
+{
+	const char *def = IBPULSE_SYSCONFDIR "/probe.ini";
+
+	if (!c->config && access(def, R_OK) == 0)
+		return def;
+	return c->config;
+}
+
+/* probe.ini, then the flag overrides, into @s; the reason in @err. */
+static int cli_load(const struct cli *c, struct probe_settings *s, char *err,
+		    size_t errlen)
+{
+	enum log_level lvl;
+	int ret;
+
+	ret = probe_settings_load(s, cli_config_path(c), err, errlen);
+	for (int i = 0; !ret && i < c->n_overrides; i++)
+		ret = conf_set(probe_conf_opts, s, NULL, c->overrides[i].key,
+			       c->overrides[i].value, err, errlen);
+	if (!ret)
+		ret = probe_settings_finish(s, err, errlen);
+	if (!ret && log_level_parse(s->log_level, &lvl)) {
+		snprintf(err, errlen,
+			 "--log-level: '%s' is not one of error, warn, info, "
+			 "debug",
+			 s->log_level);
+		ret = -EINVAL;
+	}
+	if (!ret)
+		log_set_level(lvl);
+	return ret;
+}
+
 /* Load probe.ini (--config, else the installed one if present), then flags. */
 static int cli_settings(struct cli *c)
 {
-	const char *def = IBPULSE_SYSCONFDIR "/probe.ini";
-	const char *path = c->config;
-	enum log_level lvl;
 	char err[512];
-	int ret;
+	int ret = cli_load(c, &c->s, err, sizeof(err));
 
-	if (!path && access(def, R_OK) == 0)
-		path = def;
-	ret = probe_settings_load(&c->s, path, err, sizeof(err));
-	for (int i = 0; !ret && i < c->n_overrides; i++)
-		ret = conf_set(probe_conf_opts, &c->s, "probe",
-			       c->overrides[i].key, c->overrides[i].value, err,
-			       sizeof(err));
-	if (!ret && log_level_parse(c->s.log_level, &lvl)) {
-		snprintf(err, sizeof(err),
-			 "--log-level: '%s' is not one of error, warn, info, "
-			 "debug",
-			 c->s.log_level);
-		ret = -EINVAL;
-	}
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "%s %s: %s\n", c->prog, c->cmd, err);
-		return ret;
-	}
-	log_set_level(lvl);
-	return 0;
+	return ret;
 }
 
 static int cli_bad_flag(struct cli *c, char **argv, const char *usage)
@@ -290,6 +306,115 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	return verbs_cmd_serve(argc, argv);
 }
 
+static int cli_reload(void *arg, struct probe_settings *out, char *err,
+		      size_t errlen)
+{
+	return cli_load(arg, out, err, errlen);
+}
+
+/* --set KEY=VALUE: any option of the table, by name. */
+static int cli_set(struct cli *c, char *kv)
+{
+	char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv)
+		return -EINVAL;
+	*eq = '\0';
+	return cli_override(c, kv, eq + 1);
+}
+
+#define DAEMON_USAGE                                                           \
+	"daemon [--config FILE] [--print-config] [--sysfs-root DIR] "          \
+	"[--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] " \
+	"[--log-level LEVEL] [--set KEY=VALUE]..."
+
+static int cmd_daemon(struct cli *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"print-config", no_argument, NULL, 'P'},
+		{"sysfs-root", required_argument, NULL, 'r'},
+		{"collector", required_argument, NULL, 'u'},
+		{"token-file", required_argument, NULL, 't'},
+		{"ca-file", required_argument, NULL, 'a'},
+		{"host", required_argument, NULL, 'H'},
+		{"log-level", required_argument, NULL, 'l'},
+		{"set", required_argument, NULL, 's'},
+		{0},
+	};
+	static const char *const keys[] = {
+		['r'] = "sysfs_root", ['u'] = "collector_url",
+		['t'] = "token_file", ['a'] = "ca_file",
+		['H'] = "host",	      ['l'] = "log_level",
+	};
+	int opt, print = 0, ret = 0;
+
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		if (opt == 'c')
+			c->config = optarg;
+		else if (opt == 'P')
+			print = 1;
+		else if (opt == 's')
+			ret = cli_set(c, optarg);
+		else if (opt > 0 && opt < (int)(sizeof(keys) / sizeof(*keys)) &&
+			 keys[opt])
+			ret = cli_override(c, keys[opt], optarg);
+		else
+			return cli_bad_flag(c, argv, DAEMON_USAGE);
+		if (ret) {
+			fprintf(stderr,
+				"%s daemon: --set wants KEY=VALUE (at most %d "
+				"overrides)\n",
+				c->prog, MAX_OVERRIDES);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s daemon: unexpected argument '%s'\n",
+			c->prog, argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (cli_settings(c))
+		return EXIT_USAGE;
+	if (print) {
+		probe_settings_print(&c->s, stdout);
+		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+	}
+	ret = daemon_run(&c->s, cli_reload, c);
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* pause, resume, status: one line to the running daemon. */
+static int cmd_ctl(struct cli *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"socket", required_argument, NULL, 'S'},
+		{0},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		if (opt == 'c')
+			c->config = optarg;
+		else if (opt == 'S')
+			cli_override(c, "control_socket", optarg);
+		else
+			return cli_bad_flag(c, argv,
+					    "pause|resume|status [--config "
+					    "FILE] [--socket PATH]");
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s %s: unexpected argument '%s'\n", c->prog,
+			c->cmd, argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (cli_settings(c))
+		return EXIT_USAGE;
+	return daemon_ctl(c->s.control_socket, c->cmd) ? EXIT_FAILURE
+						       : EXIT_SUCCESS;
+}
+
 static const struct cmd commands[] = {
 	{"devices", cmd_devices,
 	 "devices [--json] [--sysfs-root DIR] [--config FILE] [--no-counters]"},
@@ -299,6 +424,10 @@ static const struct cmd commands[] = {
 	{"print-config", cmd_print_config, "print-config [--config FILE]"},
 	{"run", cmd_run, VERBS_RUN_USAGE},
 	{"serve", cmd_serve, VERBS_SERVE_USAGE},
+	{"daemon", cmd_daemon, DAEMON_USAGE},
+	{"pause", cmd_ctl, "pause [--config FILE] [--socket PATH]"},
+	{"resume", cmd_ctl, "resume [--config FILE] [--socket PATH]"},
+	{"status", cmd_ctl, "status [--config FILE] [--socket PATH]"},
 	{NULL, NULL, NULL},
 };
 

@@ -141,7 +141,8 @@ int push_new(const struct push_opts *o, struct push **out)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	buf_init(&p->resp, PUSH_MAX_RESPONSE);
+	buf_init(&p->resp, o->max_response ? o->max_response
+					   : PUSH_MAX_RESPONSE);
 	p->url = strdup(o->url);
 	p->curl = curl_easy_init();
 	ret = p->url && p->curl ? 0 : -ENOMEM;
@@ -180,15 +181,10 @@ static void push_log_refusal(struct push *p)
 	json_decref(j);
 }
 
-int push_send(struct push *p, const char *body, size_t len)
+static int push_perform(struct push *p)
 {
 	CURLcode rc;
 
-	buf_reset(&p->resp);
-	p->status = 0;
-	p->errbuf[0] = '\0';
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	rc = curl_easy_perform(p->curl);
 	if (rc != CURLE_OK) {
 		log_err("push to %s: %s%s%s", p->url, curl_easy_strerror(rc),
@@ -201,6 +197,32 @@ int push_send(struct push *p, const char *body, size_t len)
 	push_log_refusal(p);
 	return p->status >= 400 && p->status < 500 ? PUSH_ERR_CLIENT
 						   : PUSH_ERR_SERVER;
+}
+
+int push_send(struct push *p, const char *body, size_t len)
+{
+	buf_reset(&p->resp);
+	p->status = 0;
+	p->errbuf[0] = '\0';
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	return push_perform(p);
+}
+
+int push_get(struct push *p)
+{
+	buf_reset(&p->resp);
+	p->status = 0;
+	p->errbuf[0] = '\0';
+	curl_easy_setopt(p->curl, CURLOPT_HTTPGET, 1L);
+	return push_perform(p);
+}
+
+const char *push_response(const struct push *p, size_t *len)
+{
+	if (len)
+		*len = p->resp.len;
+	return p->resp.data ? p->resp.data : "";
 }
 
 long push_last_status(const struct push *p)

@@ -21,6 +21,7 @@ struct push_opts {
 	const char *token_file;		 /* NULL: no Authorization header */
 	const char *ca_file;		 /* NULL: the system's CA store */
 	double connect_timeout, timeout; /* seconds */
+	size_t max_response;		 /* body kept; 0: 4 KiB */
 };
 
 struct push;
@@ -40,6 +41,15 @@ void push_free(struct push *p);
  * collector's reason logged.
  */
 int push_send(struct push *p, const char *body, size_t len);
+
+/*
+ * push_get() - GET the URL; like push_send() otherwise. The body is in
+ * push_response() (up to max_response bytes).
+ */
+int push_get(struct push *p);
+
+/* The body of the last answer, NUL-terminated; valid until the next call. */
+const char *push_response(const struct push *p, size_t *len);
 
 /* The HTTP status of the last push_send(), 0 if no response. */
 long push_last_status(const struct push *p);

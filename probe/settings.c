@@ -26,6 +26,12 @@
 			def, min, max, help                                    \
 	}
 
+#define DOPT(name, type, def, min, max, help)                                  \
+	{                                                                      \
+		"daemon", #name, type, offsetof(struct probe_settings, name),  \
+			def, min, max, help                                    \
+	}
+
 const struct conf_opt probe_conf_opts[] = {
 	OPT(host, CONF_STR, NULL, 0, 0,
 	    "host name sent in reports; unset: gethostname()"),
@@ -49,6 +55,68 @@ const struct conf_opt probe_conf_opts[] = {
 	OPT(netdev_stats_include, CONF_STR, SYSFS_NETDEV_STATS_DEFAULT, 0, 0,
 	    "globs of ethtool statistics to report"),
 	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
+	DOPT(counters_interval, CONF_INT, "10", 1, 3600,
+	     "seconds between counter reads"),
+	DOPT(push_interval, CONF_INT, "30", 1, 86400,
+	     "seconds between counter pushes (the newest read is sent)"),
+	DOPT(plan_interval, CONF_INT, "300", 5, 86400,
+	     "seconds between plan fetches from the collector"),
+	DOPT(test_interval, CONF_INT, "300", 1, 86400,
+	     "seconds between static-peer tests (no collector plan)"),
+	DOPT(responder_listen, CONF_STR, NULL, 0, 0,
+	     "address the responder listens on; unset: every address"),
+	DOPT(responder_port, CONF_INT, "18515", 0, 65535,
+	     "TCP port of the responder (0: any free port)"),
+	DOPT(responder_address, CONF_STR, NULL, 0, 0,
+	     "address peers reach the responder at; unset: the host name"),
+	DOPT(responder_device, CONF_STR, NULL, 0, 0,
+	     "RDMA device the responder serves; unset: the first one"),
+	DOPT(responder_ib_port, CONF_INT, "1", 1, 255,
+	     "port of responder_device the responder serves"),
+	DOPT(responder_max_size, CONF_INT, "8388608", 1, 1073741824,
+	     "largest message a peer may ask of the responder, bytes"),
+	DOPT(responder_max_qps, CONF_INT, "16", 1, 64,
+	     "most QPs a peer may ask of the responder"),
+	DOPT(responder_max_duration, CONF_DOUBLE, "30", 0.1, 3600,
+	     "longest test a peer may ask of the responder, seconds"),
+	DOPT(responder_max_iters, CONF_INT, "1000000", 1, 100000000,
+	     "most iterations a peer may ask of the responder"),
+	DOPT(secret_file, CONF_STR, NULL, 0, 0,
+	     "shared secret authenticating tests (both ends); unset: none"),
+	DOPT(duty_cycle, CONF_DOUBLE, "0.05", 0, 1,
+	     "share of time a port may spend in tests (both roles)"),
+	DOPT(duty_window, CONF_DOUBLE, "3600", 10, 604800,
+	     "seconds over which the duty cycle is accounted"),
+	DOPT(jitter, CONF_DOUBLE, "30", 0, 3600,
+	     "seconds, at most, of random delay before each test"),
+	DOPT(test_timeout, CONF_DOUBLE, "10", 0.5, 600,
+	     "seconds each control step of a test may take"),
+	DOPT(spool_dir, CONF_STR, "/var/lib/ibpulse/spool", 0, 0,
+	     "results wait here until the collector has them"),
+	DOPT(spool_max_bytes, CONF_INT, "67108864", 4096, 1099511627776.0,
+	     "spool size cap in bytes; the oldest results go first"),
+	DOPT(spool_max_age, CONF_INT, "604800", 60, 31536000,
+	     "seconds a result may wait in the spool before it is dropped"),
+	DOPT(results_batch, CONF_INT, "100", 1, 1000,
+	     "results sent per POST /api/v1/results"),
+	DOPT(backoff_min, CONF_DOUBLE, "1", 0.01, 3600,
+	     "first retry delay cap after a failed push, seconds"),
+	DOPT(backoff_max, CONF_DOUBLE, "300", 0.01, 86400,
+	     "largest retry delay cap, seconds (full jitter below it)"),
+	DOPT(pause_file, CONF_STR, NULL, 0, 0,
+	     "no tests while this file exists; unset: no such condition"),
+	DOPT(control_socket, CONF_STR, "/run/ibpulse/probe.sock", 0, 0,
+	     "unix socket of pause/resume/status"),
+	DOPT(selftest, CONF_BOOL, "false", 0, 0,
+	     "run a loopback test on every HCA (intra-host check)"),
+	DOPT(selftest_interval, CONF_INT, "3600", 10, 604800,
+	     "seconds between loopback tests of one HCA"),
+	DOPT(selftest_profile, CONF_STR, "bw", 0, 0,
+	     "profile the loopback test runs"),
+	DOPT(peer_profiles, CONF_STR, NULL, 0, 0,
+	     "profiles run against static peers, comma-separated; unset: all"),
+	DOPT(busy_tolerance, CONF_DOUBLE, "0.1", 0, 100,
+	     "extra port bytes, as a share of the test's, before busy"),
 	{0},
 };
 
@@ -66,10 +134,14 @@ int probe_settings_load(struct probe_settings *s, const char *path, char *err,
 		return ret;
 	}
 	if (path) {
-		ret = conf_load(probe_conf_opts, s, path, NULL, err, errlen);
+		ret = conf_load(probe_conf_opts, s, path,
+				probe_settings_extra, err, errlen);
 		if (ret)
 			return ret;
 	}
+	ret = probe_settings_finish(s, err, errlen);
+	if (ret)
+		return ret;
 	if (s->log_level && log_level_parse(s->log_level, &lvl)) {
 		snprintf(err, errlen,
 			 "log_level: '%s' is not one of error, warn, info, "

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the daemon's files: daemon.c (start, event loop,
+ * signals), daemon_net.c (the collector), daemon_run.c (the test runner
+ * and the responder), daemon_ctl.c (the control socket).
+ *
+ * Threads: the event loop (main), the runner, the responder's accept
+ * loop and one thread per responder test. @lock guards the settings
+ * pointer, the plan and the statistics; sched and spool lock themselves.
+ */
+#ifndef IBPULSE_DAEMON_INT_H
+#define IBPULSE_DAEMON_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backoff.h"
+#include "daemon.h"
+#include "dtest.h"
+#include "push.h"
+#include "psched.h"
+#include "spool.h"
+
+#define DAEMON_MAX_PLAN 1024
+#define DAEMON_MAX_DEVICES 16
+
+/* Set by the signal handlers, read by every thread. */
+extern volatile sig_atomic_t daemon_stop;
+
+struct dplan {
+	struct dtest_job job;
+	double start_at; /* not_before plus our jitter, epoch seconds */
+	bool done;
+};
+
+struct daemon {
+	pthread_mutex_t lock;
+	struct probe_settings *s;
+	daemon_reload_fn reload;
+	void *reload_arg;
+	char host[256];
+	char *base_url; /* collector's, without /api/v1/...; NULL: none */
+
+	struct psched sched;
+	struct spool *spool;
+	struct backoff bo;	/* results push retries */
+	struct backoff reg_bo;	/* register/plan retries */
+	struct backoff rnd;	/* jitter draws (event loop) */
+	struct backoff run_rnd; /* jitter draws (runner) */
+
+	struct push *p_report, *p_register, *p_plan, *p_results;
+	struct report *latest; /* newest counters, not yet pushed */
+	bool latest_pushed;
+	uint64_t ports_sig;
+	bool need_register;
+
+	struct dplan plan[DAEMON_MAX_PLAN];
+	size_t n_plan;
+	bool have_plan;
+
+	/* Static peers and self-test rotation (runner only). */
+	size_t rr_next;
+	double next_static, next_selftest;
+	size_t selftest_next;
+
+	pthread_t runner, responder;
+	pthread_cond_t wake;
+	bool runner_started, responder_started;
+	int lfd, ctl_fd;
+	unsigned resp_port;
+	unsigned resp_active; /* responder tests running */
+
+	/* Statistics for status. */
+	uint64_t tests_run, tests_busy, tests_failed, responder_tests;
+	uint64_t responder_refused, results_sent;
+	char running[160]; /* the test running now, "" */
+};
+
+/* Seconds: CLOCK_MONOTONIC and CLOCK_REALTIME. */
+double daemon_mono(void);
+double daemon_epoch(void);
+
+/* daemon_net.c */
+int daemon_net_setup(struct daemon *d);
+void daemon_net_teardown(struct daemon *d);
+int daemon_push_counters(struct daemon *d);
+int daemon_register(struct daemon *d);
+int daemon_fetch_plan(struct daemon *d);
+/* Send one batch of spooled results; returns 1 when more wait, 0 when
+ * the spool is empty, negative errno on a retryable failure. */
+int daemon_push_results(struct daemon *d);
+
+/* daemon_run.c */
+int daemon_threads_start(struct daemon *d);
+void daemon_threads_stop(struct daemon *d);
+
+/* daemon_ctl.c */
+int daemon_ctl_listen(const char *path, int *fd_out);
+void daemon_ctl_serve(struct daemon *d, int lfd);
+
+#endif

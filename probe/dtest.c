@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One daemon test (dtest.h): engine parameters from a profile, port
+ * counters around the test for the busy-link verdict, the loopback
+ * self-test, and the result encoded for POST /api/v1/results.
+ */
+#include "dtest.h"
+
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+#include "sysfs.h"
+
+static int portctr_get(const char *root, const char *dev, unsigned port,
+		       const char *dir, const char *name, uint64_t *v)
+{
+	char path[512], text[64], *end;
+	unsigned long long x;
+
+	if (sysfs_path(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s/%s",
+		       root, dev, port, dir, name) ||
+	    sysfs_read(path, text, sizeof(text), SYSFS_QUIET_ALL))
+		return -ENOENT;
+	errno = 0;
+	x = strtoull(text, &end, 0);
+	if (errno || end == text)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+void portctr_read(const char *root, const char *dev, unsigned port,
+		  struct portctr *c)
+{
+	static const char *const cnp[] = {"np_cnp_sent", "rp_cnp_handled",
+					  "np_ecn_marked_roce_packets"};
+	uint64_t a, b;
+
+	memset(c, 0, sizeof(*c));
+	if (!portctr_get(root, dev, port, "counters", "port_xmit_data", &a) &&
+	    !portctr_get(root, dev, port, "counters", "port_rcv_data", &b)) {
+		c->has_bytes = true;
+		c->xmit_bytes = a * 4; /* 4-octet words */
+		c->rcv_bytes = b * 4;
+	}
+	if (!portctr_get(root, dev, port, "counters", "port_xmit_packets",
+			 &a) &&
+	    !portctr_get(root, dev, port, "counters", "port_rcv_packets", &b)) {
+		c->has_pkts = true;
+	} else if (!portctr_get(root, dev, port, "hw_counters", "sent_pkts",
+				&a) &&
+		   !portctr_get(root, dev, port, "hw_counters", "rcvd_pkts",
+				&b)) {
+		c->has_pkts = true;
+	}
+	if (c->has_pkts) {
+		c->xmit_pkts = a;
+		c->rcv_pkts = b;
+	}
+	if (!portctr_get(root, dev, port, "counters", "port_xmit_wait", &a)) {
+		c->has_wait = true;
+		c->xmit_wait = a;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		if (!portctr_get(root, dev, port, "hw_counters", cnp[i], &a)) {
+			c->has_cnp = true;
+			c->cnp += a;
+		}
+	}
+}
+
+static uint64_t delta(uint64_t before, uint64_t after)
+{
+	return after >= before ? after - before : 0; /* a reset: no verdict */
+}
+
+bool dtest_busy(const struct portctr *b, const struct portctr *a,
+		uint64_t bytes, uint64_t msgs, uint32_t size, double tol,
+		char *why, size_t len)
+{
+	/* Headers and acknowledgements: generous slack per message. */
+	double slack = 65536.0 + 128.0 * (double)msgs;
+	unsigned mtu = a->mtu ? a->mtu : 1024;
+
+	why[0] = '\0';
+	if (a->has_bytes && b->has_bytes) {
+		uint64_t seen = delta(b->xmit_bytes, a->xmit_bytes) +
+				delta(b->rcv_bytes, a->rcv_bytes);
+
+		if ((double)seen > (double)bytes * (1 + tol) + slack) {
+			snprintf(why, len,
+				 "port moved %llu bytes, the test %llu",
+				 (unsigned long long)seen,
+				 (unsigned long long)bytes);
+			return true;
+		}
+	} else if (a->has_pkts && b->has_pkts) {
+		/* Data packets each way, plus as many acks. */
+		double pkts = (double)msgs * (double)((size + mtu - 1) / mtu);
+		uint64_t seen = delta(b->xmit_pkts, a->xmit_pkts) +
+				delta(b->rcv_pkts, a->rcv_pkts);
+
+		if ((double)seen > 2 * pkts * (1 + tol) + 1000) {
+			snprintf(why, len,
+				 "port moved %llu packets, the test about %.0f",
+				 (unsigned long long)seen, 2 * pkts);
+			return true;
+		}
+	}
+	if (a->has_wait && b->has_wait && a->xmit_wait > b->xmit_wait) {
+		snprintf(why, len, "port_xmit_wait rose by %llu",
+			 (unsigned long long)(a->xmit_wait - b->xmit_wait));
+		return true;
+	}
+	if (a->has_cnp && b->has_cnp && a->cnp > b->cnp) {
+		snprintf(why, len, "congestion notifications rose by %llu",
+			 (unsigned long long)(a->cnp - b->cnp));
+		return true;
+	}
+	return false;
+}
+
+int dtest_params(const struct dtest_job *job, const char *sysfs_root,
+		 double timeout_s, struct vt_params *p, char *err,
+		 size_t errlen)
+{
+	const struct probe_profile *pr = &job->profile;
+
+	vt_params_default(p);
+	p->test = vt_test_parse(pr->test);
+	snprintf(p->device, sizeof(p->device), "%s", job->device);
+	p->ib_port = job->ib_port ? job->ib_port : 1;
+	if (pr->gid[0])
+		snprintf(p->gid_sel, sizeof(p->gid_sel), "%s", pr->gid);
+	p->pkey = (unsigned)pr->pkey;
+	p->sl = (unsigned)pr->sl;
+	p->qps = (unsigned)pr->qps;
+	p->size = (uint32_t)pr->size;
+	p->iters = (uint32_t)pr->iters;
+	p->duration_s = pr->duration;
+	p->timeout_s = timeout_s;
+	snprintf(p->sysfs_root, sizeof(p->sysfs_root), "%s", sysfs_root);
+	return vt_params_check(p, err, errlen);
+}
+
+const char *dtest_outcome(const struct vt_result *res, bool aborted)
+{
+	if (aborted)
+		return "aborted";
+	if (!res->status && !res->local.status)
+		return "ok";
+	if (strstr(res->error, "peer refused"))
+		return "refused";
+	if (res->local.wc_status || res->remote.wc_status)
+		return "verbs_error";
+	if (res->status == -ETIMEDOUT || res->local.status == -ETIMEDOUT)
+		return "timeout";
+	return "control_error";
+}
+
+static const char *wc_name(int st)
+{
+	static const char *const names[] = {
+		"IBV_WC_SUCCESS",	     "IBV_WC_LOC_LEN_ERR",
+		"IBV_WC_LOC_QP_OP_ERR",	     "IBV_WC_LOC_EEC_OP_ERR",
+		"IBV_WC_LOC_PROT_ERR",	     "IBV_WC_WR_FLUSH_ERR",
+		"IBV_WC_MW_BIND_ERR",	     "IBV_WC_BAD_RESP_ERR",
+		"IBV_WC_LOC_ACCESS_ERR",     "IBV_WC_REM_INV_REQ_ERR",
+		"IBV_WC_REM_ACCESS_ERR",     "IBV_WC_REM_OP_ERR",
+		"IBV_WC_RETRY_EXC_ERR",	     "IBV_WC_RNR_RETRY_EXC_ERR",
+		"IBV_WC_LOC_RDD_VIOL_ERR",   "IBV_WC_REM_INV_RD_REQ_ERR",
+		"IBV_WC_REM_ABORT_ERR",	     "IBV_WC_INV_EECN_ERR",
+		"IBV_WC_INV_EEC_STATE_ERR",  "IBV_WC_FATAL_ERR",
+		"IBV_WC_RESP_TIMEOUT_ERR",   "IBV_WC_GENERAL_ERR",
+	};
+
+	if (st > 0 && (size_t)st < sizeof(names) / sizeof(*names))
+		return names[st];
+	return st ? "IBV_WC_GENERAL_ERR" : NULL;
+}
+
+static json_t *dtest_figures(json_t *o, const struct vt_side *s)
+{
+	json_object_set_new(o, "bw_avg_bytes_per_second", json_real(s->bw_avg_Bps));
+	json_object_set_new(o, "bw_peak_bytes_per_second", json_real(s->bw_peak_Bps));
+	json_object_set_new(o, "bw_min_bytes_per_second", json_real(s->bw_min_Bps));
+	json_object_set_new(o, "msg_rate_per_second", json_real(s->msg_rate));
+	if (s->has_lat && s->lat.n) {
+		json_object_set_new(o, "lat_min_seconds", json_real(s->lat.min_s));
+		json_object_set_new(o, "lat_median_seconds", json_real(s->lat.median_s));
+		json_object_set_new(o, "lat_mean_seconds", json_real(s->lat.mean_s));
+		json_object_set_new(o, "lat_p99_seconds", json_real(s->lat.p99_s));
+		json_object_set_new(o, "lat_p999_seconds", json_real(s->lat.p999_s));
+		json_object_set_new(o, "lat_max_seconds", json_real(s->lat.max_s));
+		json_object_set_new(o, "lat_stdev_seconds", json_real(s->lat.stdev_s));
+	}
+	json_object_set_new(o, "cpu_seconds", json_real(s->cpu_s));
+	return o;
+}
+
+static json_t *dtest_params_json(const struct dtest_job *job,
+				 const struct vt_result *res)
+{
+	const struct probe_profile *p = &job->profile;
+	json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:b}",
+			      "test", p->test, "size", (json_int_t)p->size,
+			      "qps", (json_int_t)p->qps, "duration", p->duration,
+			      "iters", (json_int_t)p->iters, "pkey",
+			      (json_int_t)p->pkey, "sl", (json_int_t)p->sl,
+			      "selftest", job->selftest);
+
+	if (o && p->gid[0])
+		json_object_set_new(o, "gid", json_string(p->gid));
+	if (o && res && res->used.device[0]) {
+		json_object_set_new(o, "gid_index", json_integer(res->used.gid_index));
+		json_object_set_new(o, "mtu", json_integer(res->used.mtu));
+		json_object_set_new(o, "used_pkey", json_integer(res->used.pkey));
+		json_object_set_new(o, "used_iters", json_integer(res->used.iters));
+	}
+	return o;
+}
+
+static json_t *dtest_endpoint(const char *host, const char *dev, unsigned port)
+{
+	json_t *o = json_object();
+
+	if (host)
+		json_object_set_new(o, "host", json_string(host));
+	json_object_set_new(o, "device", dev && dev[0] ? json_string(dev)
+						       : json_null());
+	json_object_set_new(o, "port", port ? json_integer(port) : json_null());
+	return o;
+}
+
+int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
+		 const struct dtest_meta *m, const char *outcome,
+		 const char *error, char **out)
+{
+	const char *dev = res && res->used.device[0] ? res->used.device
+						     : job->device;
+	const char *wc = res ? wc_name(res->local.wc_status ? res->local.wc_status
+							     : res->remote.wc_status)
+			     : NULL;
+	json_t *o = json_object();
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	json_object_set_new(o, "id", json_string(m->id));
+	json_object_set_new(o, "plan_id", job->plan_id[0] ? json_string(job->plan_id)
+							  : json_null());
+	json_object_set_new(o, "profile", json_string(job->profile.name));
+	json_object_set_new(o, "test", json_string(job->profile.test));
+	json_object_set_new(o, "started", json_real(m->started));
+	json_object_set_new(o, "duration_seconds", json_real(m->duration));
+	json_object_set_new(o, "local", dtest_endpoint(NULL, dev, job->ib_port));
+	json_object_set_new(o, "peer", dtest_endpoint(job->peer_host,
+						      job->peer_device,
+						      job->peer_ib_port));
+	json_object_set_new(o, "outcome", json_string(outcome));
+	json_object_set_new(o, "error", error && error[0] ? json_string(error)
+							  : json_null());
+	json_object_set_new(o, "wc_status", wc ? json_string(wc) : json_null());
+	json_object_set_new(o, "busy", json_boolean(m->busy));
+	if (m->busy)
+		json_object_set_new(o, "busy_reason", json_string(m->busy_why));
+	if (res && !strcmp(outcome, "ok"))
+		dtest_figures(o, &res->local);
+	json_object_set_new(o, "params", dtest_params_json(job, res));
+	*out = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return *out ? 0 : -ENOMEM;
+}
+
+struct loop_srv {
+	struct vt_serve_cfg cfg;
+	int lfd;
+	struct vt_result res;
+};
+
+static void *loop_srv_thread(void *arg)
+{
+	struct loop_srv *s = arg;
+	int fd;
+
+	fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0) {
+		vt_serve_conn(&s->cfg, fd, &s->res);
+		close(fd);
+	}
+	return NULL;
+}
+
+int dtest_selftest(const struct vt_params *p, struct vt_result *res)
+{
+	struct loop_srv *s = calloc(1, sizeof(*s));
+	char port[8];
+	unsigned bound;
+	pthread_t tid;
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->cfg.dev = *p;
+	vt_limits_default(&s->cfg.limits);
+	s->cfg.limits.max_concurrent = 1;
+	rc = ctrl_listen("127.0.0.1", "0", &s->lfd, &bound);
+	if (rc) {
+		free(s);
+		memset(res, 0, sizeof(*res));
+		snprintf(res->error, sizeof(res->error),
+			 "loopback responder: cannot listen: %s", strerror(-rc));
+		res->status = rc;
+		return rc;
+	}
+	if (pthread_create(&tid, NULL, loop_srv_thread, s)) {
+		close(s->lfd);
+		free(s);
+		return -EAGAIN;
+	}
+	snprintf(port, sizeof(port), "%u", bound);
+	rc = vt_run(p, "127.0.0.1", port, res);
+	/* A client that never connected leaves accept() waiting: wake it. */
+	shutdown(s->lfd, SHUT_RDWR);
+	pthread_join(tid, NULL);
+	close(s->lfd);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One daemon test, start to result: the job (a plan entry, a static peer
+ * or the loopback self-test, with its profile), the local port's counters
+ * read before and after to tell a busy link, the verbs test itself
+ * (vt_run), and the result as the JSON object POST /api/v1/results
+ * carries (docs/api-daemon-draft.md), with a fresh UUID.
+ */
+#ifndef IBPULSE_DTEST_H
+#define IBPULSE_DTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probe.h"
+#include "spool.h"
+#include "vtest.h"
+
+struct dtest_job {
+	char plan_id[PROBE_NAME_MAX]; /* "": not from a plan */
+	struct probe_profile profile;
+	char device[PROBE_NAME_MAX]; /* local */
+	unsigned ib_port;
+	char peer_host[256];	      /* name for the result */
+	char peer_address[256];	      /* where its responder listens */
+	char peer_port[8];
+	char peer_device[PROBE_NAME_MAX]; /* "": unknown */
+	unsigned peer_ib_port;
+	bool selftest; /* loopback on this host's own device */
+	double deadline; /* epoch seconds; 0: none */
+};
+
+/* Counters of one port that tell whether someone else used the link. */
+struct portctr {
+	bool has_bytes; /* port_xmit_data/port_rcv_data, 4-octet words */
+	uint64_t xmit_bytes, rcv_bytes;
+	bool has_pkts; /* port_*_packets, or hw_counters sent/rcvd_pkts */
+	uint64_t xmit_pkts, rcv_pkts;
+	bool has_wait;
+	uint64_t xmit_wait;
+	bool has_cnp; /* np_cnp_sent + rp_cnp_handled + np_ecn_marked... */
+	uint64_t cnp;
+	unsigned mtu; /* active MTU in bytes, 0 unknown */
+};
+
+/* Read @device/@port's counters under @sysfs_root; absent ones are unset. */
+void portctr_read(const char *sysfs_root, const char *device, unsigned port,
+		  struct portctr *c);
+
+/*
+ * dtest_busy() - did traffic besides the test's own cross the port?
+ * @bytes and @msgs are what the test moved through this port (both
+ * directions), @size its message size; @tol the share of extra bytes
+ * tolerated. Returns true with the reason in @why.
+ */
+bool dtest_busy(const struct portctr *before, const struct portctr *after,
+		uint64_t bytes, uint64_t msgs, uint32_t size, double tol,
+		char *why, size_t len);
+
+/* The profile as engine parameters for @job (device, port, GID...). */
+int dtest_params(const struct dtest_job *job, const char *sysfs_root,
+		 double timeout_s, struct vt_params *p, char *err,
+		 size_t errlen);
+
+/* What the daemon knows about a finished test besides vt_result. */
+struct dtest_meta {
+	const char *host; /* this host */
+	char id[SPOOL_ID_LEN + 1];
+	double started;	 /* epoch seconds */
+	double duration; /* seconds the whole test took */
+	bool aborted;	 /* the daemon was stopping */
+	bool busy;
+	char busy_why[160];
+};
+
+/*
+ * dtest_encode() - the result object as JSON text (caller frees). @res
+ * may be NULL for a test that never started (then @error says why and
+ * @outcome is used as given).
+ */
+int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
+		 const struct dtest_meta *m, const char *outcome,
+		 const char *error, char **out);
+
+/* "ok", "refused", "timeout", "verbs_error", "control_error", "aborted". */
+const char *dtest_outcome(const struct vt_result *res, bool aborted);
+
+/*
+ * dtest_selftest() - run @p in loopback: a responder on 127.0.0.1 in a
+ * thread of its own on the same device, then vt_run() against it.
+ */
+int dtest_selftest(const struct vt_params *p, struct vt_result *res);
+
+#endif
