@@ -71,20 +71,24 @@ static const char *arena_labels(struct snapshot_mem *m)
 			 m->scratch.len);
 }
 
-/* Make room for one more element in *@arr (@n used, *@cap allocated). */
+/*
+ * Make room for one more element in the array whose pointer is at @arr
+ * (@n used, *@cap allocated). The pointer is read and written with memcpy:
+ * it is a struct pointer, not a void *, and must not be accessed as one.
+ */
 static int grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
-	void **p = arr;
+	void *p, *q;
 	size_t c;
-	void *q;
 
 	if (n < *cap)
 		return 0;
 	c = *cap ? *cap * 2 : 64;
-	q = realloc(*p, c * elem);
+	memcpy(&p, arr, sizeof(p));
+	q = realloc(p, c * elem);
 	if (!q)
 		return -ENOMEM;
-	*p = q;
+	memcpy(arr, &q, sizeof(q));
 	*cap = c;
 	return 0;
 }
