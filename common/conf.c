@@ -180,7 +180,9 @@ void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)
 			section = o->section;
 		}
 		fprintf(f, "# %s (default: %s", o->help, o->def ? o->def : "unset");
-		if (o->type == CONF_INT || o->type == CONF_DOUBLE)
+		if (o->type == CONF_INT)
+			fprintf(f, "; range %.0f to %.0f", o->min, o->max);
+		else if (o->type == CONF_DOUBLE)
 			fprintf(f, "; range %g to %g", o->min, o->max);
 		fprintf(f, ")\n");
 		switch (o->type) {

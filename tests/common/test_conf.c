@@ -16,6 +16,7 @@
 struct settings {
 	char *name;
 	long long port;
+	long long bytes;
 	int tls;
 	double ratio;
 	int extra_seen;
@@ -24,6 +25,7 @@ struct settings {
 static const struct conf_opt opts[] = {
 	{ "svc", "name", CONF_STR, offsetof(struct settings, name), "alpha", 0, 0, "a name" },
 	{ "svc", "port", CONF_INT, offsetof(struct settings, port), "8080", 0, 65535, "TCP port" },
+	{ "svc", "bytes", CONF_INT, offsetof(struct settings, bytes), "4194304", 1, 1073741824, "a size" },
 	{ "svc", "tls", CONF_BOOL, offsetof(struct settings, tls), "false", 0, 0, "TLS on" },
 	{ "svc", "ratio", CONF_DOUBLE, offsetof(struct settings, ratio), "0.5", 0, 1, "a ratio" },
 	{ 0 }
@@ -140,6 +142,8 @@ static void test_print_round_trips(void **state)
 	conf_print(opts, &s, f);
 	fclose(f);
 	assert_non_null(strstr(text, "range 0 to 65535"));
+	assert_non_null(strstr(text, "range 1 to 1073741824"));
+	assert_non_null(strstr(text, "bytes = 4194304"));
 	p = write_tmp(text);
 	conf_defaults(opts, &t);
 	assert_int_equal(conf_load(opts, &t, p, NULL, err, sizeof(err)), 0);
