@@ -78,7 +78,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 static uint64_t log_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
 
 	for (; *s; s++) {
 		h ^= (unsigned char)*s;
