@@ -28,6 +28,21 @@ lab_require() {
 	exit 77
 }
 
+# lab_run TOOL RUN-ARGS...: `TOOL run RUN-ARGS...`, exiting with its status;
+# a 77 from it (the kernel package could not be had after all) is a skip,
+# but a failure under CI, like lab_require's.
+lab_run() {
+	local tool=$1 rc
+	shift
+	"$tool" run "$@"
+	rc=$?
+	if [ "$rc" -eq 77 ] && [ -n "${CI:-}" ]; then
+		echo "FAIL: the lab could not run and CI is set" >&2
+		exit 1
+	fi
+	exit "$rc"
+}
+
 # lab_retry TRIES CMD...: run CMD until it succeeds, one second apart; for
 # perftest clients whose server (in the other VM) may not listen yet.
 lab_retry() {

@@ -18,7 +18,7 @@ bin_p=$build/probe/ibpulse-probe
 if [ -z "${LAB:-}" ]; then
 	for b in "$bin_c" "$bin_e" "$bin_p"; do [ -x "$b" ] || lab_fail "$b not built"; done
 	lab_require "$1"
-	exec "$1" run --timeout 500 -- bash "$here/test-counters-path.sh" "$1" "$build"
+	lab_run "$1" --timeout 500 -- bash "$here/test-counters-path.sh" "$1" "$build"
 fi
 
 w=/tmp/counters-path

@@ -14,7 +14,7 @@ build=${2:?usage: test-demo-host.sh LAB_TOOL BUILD_DIR}
 
 if [ -z "${LAB:-}" ]; then
 	lab_require "$1"
-	exec "$1" run --timeout 400 -- bash "$here/test-demo-host.sh" "$1" "$build"
+	lab_run "$1" --timeout 400 -- bash "$here/test-demo-host.sh" "$1" "$build"
 fi
 
 rdma link delete rxe0 || lab_fail "rdma link delete rxe0"

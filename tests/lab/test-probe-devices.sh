@@ -14,7 +14,7 @@ probe=$build/probe/ibpulse-probe
 if [ -z "${LAB:-}" ]; then
 	[ -x "$probe" ] || lab_fail "$probe not built"
 	lab_require "$1"
-	exec "$1" run --timeout 300 -- bash "$here/test-probe-devices.sh" "$1" "$build"
+	lab_run "$1" --timeout 300 -- bash "$here/test-probe-devices.sh" "$1" "$build"
 fi
 
 "$probe" devices --json >/tmp/devices.json || lab_fail "ibpulse-probe devices --json failed"

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${LAB:-}" ]; then
 	tool=${1:?usage: test-smoke.sh LAB_TOOL}
 	lab_require "$tool"
-	exec "$tool" run --timeout 400 -- bash "$here/test-smoke.sh"
+	lab_run "$tool" --timeout 400 -- bash "$here/test-smoke.sh"
 fi
 
 state=$(cat /sys/class/infiniband/rxe0/ports/1/state)

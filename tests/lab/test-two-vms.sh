@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${LAB:-}" ]; then
 	tool=${1:?usage: test-two-vms.sh LAB_TOOL}
 	lab_require "$tool"
-	exec "$tool" run --vms 2 --timeout 500 -- bash "$here/test-two-vms.sh"
+	lab_run "$tool" --vms 2 --timeout 500 -- bash "$here/test-two-vms.sh"
 fi
 
 gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1)
