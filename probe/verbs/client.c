@@ -187,15 +187,26 @@ static int trade(struct vsess *s)
 	return 0;
 }
 
-/* After a failure, say so if the port went down under the test. */
+/*
+ * After a failure, say so if the port went down under the test. The port
+ * state can trail the failed completion (rxe marks the port down after
+ * its QPs fail), so look for up to a second; only on this failure path.
+ */
 static void note_port_state(struct vsess *s)
 {
-	struct ibv_port_attr pa;
 	struct vt_side *l = &s->res->local;
 	size_t n = strlen(l->error);
+	struct ibv_port_attr pa;
+	int i;
 
-	if (ibv_query_port(s->dev->ctx, (uint8_t)s->dev->port, &pa) ||
-	    pa.state == IBV_PORT_ACTIVE || n + 1 >= sizeof(l->error))
+	for (i = 0; i < 10; i++) {
+		if (ibv_query_port(s->dev->ctx, (uint8_t)s->dev->port, &pa))
+			return;
+		if (pa.state != IBV_PORT_ACTIVE)
+			break;
+		usleep(100000);
+	}
+	if (pa.state == IBV_PORT_ACTIVE || n + 1 >= sizeof(l->error))
 		return;
 	snprintf(l->error + n, sizeof(l->error) - n, "; %s port %u is now %s",
 		 s->dev->name, s->dev->port, ibv_port_state_str(pa.state));

@@ -3,8 +3,9 @@
 # Lab fault tests of the verbs engine, in one VM on rxe0: a responder
 # killed mid-test and the port taken down mid-test (ip link set eth0 down)
 # both end the client with a non-zero status and a clear error well within
-# its timeout (20 s of the fault), never a hang; the link is brought back up
-# at the end.
+# its timeout (20 s of the fault), never a hang; the link comes back up
+# after. A client killed mid-test costs the responder an error result and
+# nothing else: it serves the next client.
 #   test-lab-verbs-faults.sh LAB_TOOL PROBE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,3 +79,25 @@ fault "port down" 18802 'ip link set eth0 down' 'is now down|DOWN|retry'
 ip link set eth0 up
 wait_active 30 || lab_fail "rxe0 did not come back ACTIVE"
 lab_ok "rxe0 ACTIVE again"
+
+# A client killed mid-test: the responder logs an error, frees the test's
+# resources and its slot (--max-concurrent 1), and serves the next client.
+"$PROBE" serve -p 18803 -d rxe0 --timeout 5 --max-concurrent 1 \
+	>"$out.server" 2>&1 &
+server=$!
+lab_wait_listen 18803 60 || lab_fail "serve does not listen"
+# Not under timeout(1): the kill must reach the probe itself.
+"$PROBE" run write_bw --peer 127.0.0.1:18803 -d rxe0 --no-pin -D 30 \
+	>/dev/null 2>&1 &
+client=$!
+flowing 60 || lab_fail "client killed: no traffic on rxe0"
+kill -9 "$client"
+wait "$client" 2>/dev/null
+lab_retry 30 timeout 60 "$PROBE" run write_lat --peer 127.0.0.1:18803 -d rxe0 \
+	--no-pin -n 100 >"$out.next" 2>&1 ||
+	lab_fail "client killed: the next client failed: $(cat "$out.next" "$out.server")"
+kill "$server"
+wait "$server"
+grep -q "test failed" "$out.server" ||
+	lab_fail "client killed: the responder logged no error: $(cat "$out.server")"
+lab_ok "client killed: responder logged $(grep -m1 'test failed' "$out.server" | head -c 200); next client served"
