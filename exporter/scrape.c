@@ -66,6 +66,9 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 		.shard = rq->shard,
 		.shards = rq->shards,
 		.chunk_rows = (size_t)cfg->chunk_rows,
+		.test_period = cfg->test_period,
+		.max_pairs = (size_t)cfg->max_pair_series,
+		.group_label = cfg->group_label,
 	};
 	sqlite3 *db = NULL;
 	int ret;

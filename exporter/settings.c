@@ -48,6 +48,17 @@ const struct conf_opt exporter_conf_opts[] = {
 	 600000, "SQLite busy timeout in milliseconds"},
 	{"exporter", "chunk_rows", CONF_INT, S(chunk_rows), "65536", 1,
 	 100000000, "counter rows read in one short read transaction"},
+	{"exporter", "test_period", CONF_DOUBLE, S(test_period), "3600", 60,
+	 31536000,
+	 "seconds: window of the test result aggregates and of overdue "
+	 "(the collector's planner period)"},
+	{"exporter", "max_pair_series", CONF_INT, S(max_pair_series), "10000",
+	 0, 10000000,
+	 "latest results per port pair served at most per response (the "
+	 "newest)"},
+	{"exporter", "group_label", CONF_STR, S(group_label), "leaf", 0, 0,
+	 "probe label whose value names a group (the collector's "
+	 "group_label)"},
 	{"exporter", "log_level", CONF_STR, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
 	{0}};

@@ -725,6 +725,23 @@ static int read_series_best(sqlite3 *db, struct snapshot *sn, size_t chunk,
 			   err, errlen);
 }
 
+static int read_results(sqlite3 *db, struct snapshot *sn,
+			const struct snap_opts *o, char *err, size_t errlen)
+{
+	struct results_opts ro = {
+		.now = o->now,
+		.period = o->test_period,
+		.stale_after = o->stale_after,
+		.shard = o->shard,
+		.shards = o->shards,
+		.max_pairs = o->max_pairs,
+		.group_label = o->group_label,
+		.chunk_rows = o->chunk_rows,
+	};
+
+	return results_read(db, &ro, &sn->results, err, errlen);
+}
+
 int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		  char *err, size_t errlen)
 {
@@ -746,6 +763,8 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = read_addresses(db, sn, err, errlen);
 	if (!ret)
 		ret = read_series_best(db, sn, o->chunk_rows, err, errlen);
+	if (!ret)
+		ret = read_results(db, sn, o, err, errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
@@ -779,5 +798,6 @@ void snapshot_free(struct snapshot *s)
 	free(s->pkeys);
 	free(s->keys);
 	free(s->rows);
+	results_free(s->results);
 	free(s);
 }

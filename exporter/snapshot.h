@@ -21,15 +21,19 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "results.h"
 
 struct sqlite3;
 
 struct snap_opts {
-	double now;		/* seconds since the epoch */
-	double stale_after;	/* host_up is 0 past this many seconds */
-	double drop_after;	/* port/device series omitted past this */
-	unsigned shard, shards; /* serve hosts with shard_of() == shard */
-	size_t chunk_rows;	/* counter rows per read transaction (about) */
+	double now;		 /* seconds since the epoch */
+	double stale_after;	 /* host_up is 0 past this many seconds */
+	double drop_after;	 /* port/device series omitted past this */
+	unsigned shard, shards;	 /* serve hosts with shard_of() == shard */
+	size_t chunk_rows;	 /* counter rows per read transaction (about) */
+	double test_period;	 /* window of the test result aggregates */
+	size_t max_pairs;	 /* per-pair test results served at most */
+	const char *group_label; /* probe label that names a group */
 };
 
 struct snap_host {
@@ -103,6 +107,7 @@ struct snapshot {
 	size_t n_keys;
 	struct snap_row *rows;
 	size_t n_rows;
+	struct results *results;  /* fabric tests (results.h) */
 	struct snapshot_mem *mem; /* arena, hash and capacities */
 };
 

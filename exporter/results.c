@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading fabric test results for one scrape: see results.h. The probe
+ * registry (probe, probe_label, probe_port, host_pause, probe_dropped) is
+ * read with one statement per table; the results of the period in chunks
+ * of chunk_rows, each its own read transaction, walking the
+ * result_started index by (started, id). Nothing is rendered here.
+ */
+#include "results_int.h"
+#include "shard.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RES_ARENA_BLOCK (64 * 1024)
+
+struct res_arena {
+	struct res_arena *next;
+	size_t used, size;
+	char data[];
+};
+
+static const char *res_strdup(struct results *r, const char *s, size_t len)
+{
+	struct res_arena *a = r->arena;
+	char *p;
+
+	if (!a || a->size - a->used < len + 1) {
+		size_t size =
+			len + 1 > RES_ARENA_BLOCK ? len + 1 : RES_ARENA_BLOCK;
+
+		a = malloc(sizeof(*a) + size);
+		if (!a)
+			return NULL;
+		a->size = size;
+		a->used = 0;
+		a->next = r->arena;
+		r->arena = a;
+	}
+	p = a->data + a->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	a->used += len + 1;
+	return p;
+}
+
+/* Room for one more element of an array (see snapshot.c's grow()). */
+static int res_grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	void *p, *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	memcpy(&p, arr, sizeof(p));
+	q = realloc(p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	memcpy(arr, &q, sizeof(q));
+	*cap = c;
+	return 0;
+}
+
+static uint64_t res_hash(char kind, const char *s)
+{
+	uint64_t h = 14695981039346656037ULL ^ (unsigned char)kind;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int res_rehash(struct results *r)
+{
+	size_t n = r->n_slots ? r->n_slots * 2 : 1024;
+	struct res_slot *slots = malloc(n * sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		slots[i].index = RES_NONE;
+	for (size_t i = 0; i < r->n_slots; i++) {
+		size_t j;
+
+		if (r->slots[i].index == RES_NONE)
+			continue;
+		j = r->slots[i].hash & (n - 1);
+		while (slots[j].index != RES_NONE)
+			j = (j + 1) & (n - 1);
+		slots[j] = r->slots[i];
+	}
+	free(r->slots);
+	r->slots = slots;
+	r->n_slots = n;
+	return 0;
+}
+
+/*
+ * The slot of (@kind, @key): either its entry, or the empty slot where it
+ * goes (index RES_NONE, hash and kind set). NULL on ENOMEM.
+ */
+static struct res_slot *res_lookup(struct results *r, char kind,
+				   const char *key)
+{
+	uint64_t h = res_hash(kind, key);
+	size_t j;
+
+	if ((r->n_used + 1) * 2 > r->n_slots && res_rehash(r))
+		return NULL;
+	j = h & (r->n_slots - 1);
+	for (;; j = (j + 1) & (r->n_slots - 1)) {
+		struct res_slot *s = &r->slots[j];
+
+		if (s->index == RES_NONE) {
+			s->hash = h;
+			s->kind = kind;
+			return s;
+		}
+		if (s->hash == h && s->kind == kind && !strcmp(s->key, key))
+			return s;
+	}
+}
+
+/* Claim the empty slot @s for @key with @index. */
+static int res_claim(struct results *r, struct res_slot *s, const char *key,
+		     size_t index)
+{
+	s->key = res_strdup(r, key, strlen(key));
+	if (!s->key)
+		return -ENOMEM;
+	s->index = (uint32_t)index;
+	r->n_used++;
+	return 0;
+}
+
+/* The label list in the scratch buffer, copied into the arena. */
+static const char *res_labels(struct results *r)
+{
+	return res_strdup(r, r->scratch.data ? r->scratch.data : "",
+			  r->scratch.len);
+}
+
+/* The index of host @name, added on first sight; RES_NONE on ENOMEM. */
+static uint32_t res_host(struct results *r, const char *name)
+{
+	struct res_slot *s = res_lookup(r, 'h', name);
+	struct res_host *h;
+
+	if (!s)
+		return RES_NONE;
+	if (s->index != RES_NONE)
+		return s->index;
+	if (res_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
+		return RES_NONE;
+	h = &r->hosts[r->n_hosts];
+	memset(h, 0, sizeof(*h));
+	h->up = -1;
+	h->group = RES_NONE;
+	h->dropped[0] = h->dropped[1] = -1;
+	h->served = shard_of(name, r->o.shards) == r->o.shard;
+	buf_reset(&r->scratch);
+	if (expo_label(&r->scratch, "host", name) ||
+	    !(h->labels = res_labels(r)) || res_claim(r, s, name, r->n_hosts))
+		return RES_NONE;
+	return (uint32_t)r->n_hosts++;
+}
+
+/* The index of port @host/@device/@port, added on first sight. */
+static uint32_t res_port(struct results *r, const char *host,
+			 const char *device, int64_t port)
+{
+	char key[512], num[24];
+	struct res_slot *s;
+	struct res_port *p;
+	uint32_t h;
+	int ret;
+
+	if (!host || !device)
+		return RES_NONE;
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%" PRId64, host, device, port);
+	h = res_host(r, host);
+	s = h == RES_NONE ? NULL : res_lookup(r, 'p', key);
+	if (!s)
+		return RES_NONE;
+	if (s->index != RES_NONE)
+		return s->index;
+	if (res_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
+		return RES_NONE;
+	p = &r->ports[r->n_ports];
+	memset(p, 0, sizeof(*p));
+	p->host = h;
+	snprintf(num, sizeof(num), "%" PRId64, port);
+	for (int peer = 0; peer < 2; peer++) {
+		buf_reset(&r->scratch);
+		ret = expo_label(&r->scratch, peer ? "peer_host" : "host",
+				 host);
+		if (!ret)
+			ret = expo_label(&r->scratch,
+					 peer ? "peer_device" : "device",
+					 device);
+		if (!ret)
+			ret = expo_label(&r->scratch,
+					 peer ? "peer_port" : "port", num);
+		if (ret)
+			return RES_NONE;
+		if (!(*(peer ? &p->peer_labels : &p->labels) = res_labels(r)))
+			return RES_NONE;
+	}
+	if (res_claim(r, s, key, r->n_ports))
+		return RES_NONE;
+	return (uint32_t)r->n_ports++;
+}
+
+/*
+ * The index of name @value of @kind in the string list @list: 'f' a
+ * profile (profile="x"), 'o' an outcome (outcome="x", with wc_status="y"
+ * when @extra is set), 'g' a group (raw).
+ */
+static uint32_t res_intern(struct results *r, char kind, const char *value,
+			   const char *extra, const char ***list, size_t *n,
+			   size_t *cap)
+{
+	struct res_slot *s;
+	const char *str;
+	int ret = 0;
+
+	buf_reset(&r->scratch);
+	if (kind == 'f')
+		ret = expo_label(&r->scratch, "profile", value);
+	else if (kind == 'o')
+		ret = expo_label(&r->scratch, "outcome", value);
+	else
+		ret = buf_adds(&r->scratch, value);
+	if (!ret && kind == 'o' && extra && *extra)
+		ret = expo_label(&r->scratch, "wc_status", extra);
+	if (ret || !(s = res_lookup(r, kind, r->scratch.data)))
+		return RES_NONE;
+	if (s->index != RES_NONE)
+		return s->index;
+	if (res_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
+		return RES_NONE;
+	(*list)[*n] = str;
+	if (res_claim(r, s, str, *n))
+		return RES_NONE;
+	return (uint32_t)(*n)++;
+}
+
+static int res_sql_err(sqlite3 *db, int rc, const char *what, char *err,
+		       size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s (%s)", what, sqlite3_errmsg(db),
+		 sqlite3_errstr(rc));
+	return -EIO;
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+	return (const char *)sqlite3_column_text(s, i);
+}
+
+typedef int (*res_row_fn)(struct results *r, sqlite3_stmt *s);
+
+/* Run @sql (binding @text to ?1 when set) and hand each row to @fn. */
+static int res_each(sqlite3 *db, struct results *r, const char *sql,
+		    const char *text, res_row_fn fn, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return res_sql_err(db, rc, sql, err, errlen);
+	if (text)
+		sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		ret = fn(r, s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = res_sql_err(db, rc, sql, err, errlen);
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int host_row(struct results *r, sqlite3_stmt *s)
+{
+	uint32_t h = res_host(r, col_text(s, 0));
+
+	if (h == RES_NONE)
+		return -ENOMEM;
+	r->hosts[h].up =
+		r->o.now - sqlite3_column_double(s, 1) <= r->o.stale_after;
+	return 0;
+}
+
+static int probe_row(struct results *r, sqlite3_stmt *s)
+{
+	const char *group = col_text(s, 2);
+	uint32_t h = res_host(r, col_text(s, 0));
+
+	if (h == RES_NONE)
+		return -ENOMEM;
+	r->hosts[h].probe = 1;
+	r->hosts[h].registered = sqlite3_column_double(s, 1);
+	if (group) {
+		r->hosts[h].group = res_intern(r, 'g', group, NULL, &r->groups,
+					       &r->n_groups, &r->cap_groups);
+		if (r->hosts[h].group == RES_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pause_row(struct results *r, sqlite3_stmt *s)
+{
+	uint32_t h = res_host(r, col_text(s, 0));
+
+	if (h == RES_NONE)
+		return -ENOMEM;
+	r->hosts[h].paused = sqlite3_column_int(s, 1) != 0;
+	return 0;
+}
+
+static int dropped_row(struct results *r, sqlite3_stmt *s)
+{
+	uint32_t h = res_host(r, col_text(s, 0));
+
+	if (h == RES_NONE)
+		return -ENOMEM;
+	r->hosts[h].dropped[0] = sqlite3_column_int64(s, 1);
+	r->hosts[h].dropped[1] = sqlite3_column_int64(s, 2);
+	return 0;
+}
+
+static int probe_port_row(struct results *r, sqlite3_stmt *s)
+{
+	uint32_t p = res_port(r, col_text(s, 0), col_text(s, 1),
+			      sqlite3_column_int64(s, 2));
+
+	if (p == RES_NONE)
+		return -ENOMEM;
+	r->ports[p].expected = sqlite3_column_int(s, 3) == 4;
+	return 0;
+}
+
+static int read_registry(sqlite3 *db, struct results *r, char *err,
+			 size_t errlen)
+{
+	static const char host_sql[] = "SELECT name, last_report FROM host";
+	static const char probe_sql[] =
+		"SELECT p.host, p.registered, l.value FROM probe p"
+		" LEFT JOIN probe_label l ON l.probe_id = p.id AND l.key = ?1";
+	static const char pause_sql[] = "SELECT host, paused FROM host_pause";
+	static const char dropped_sql[] =
+		"SELECT host, spool_full, expired FROM probe_dropped";
+	static const char port_sql[] =
+		"SELECT p.host, pp.device, pp.port, pp.state FROM probe_port pp"
+		" JOIN probe p ON p.id = pp.probe_id";
+	int ret;
+
+	ret = res_each(db, r, host_sql, NULL, host_row, err, errlen);
+	if (!ret)
+		ret = res_each(db, r, probe_sql, r->o.group_label, probe_row,
+			       err, errlen);
+	if (!ret)
+		ret = res_each(db, r, pause_sql, NULL, pause_row, err, errlen);
+	if (!ret)
+		ret = res_each(db, r, dropped_sql, NULL, dropped_row, err,
+			       errlen);
+	if (!ret)
+		ret = res_each(db, r, port_sql, NULL, probe_port_row, err,
+			       errlen);
+	return ret;
+}
+
+static double col_fig(sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(s, i);
+}
+
+/* Columns: id, started, host, local_device, local_port, peer_host,
+ * peer_device, peer_port, profile, outcome, wc_status, busy, figures... */
+static int result_row(struct results *r, sqlite3_stmt *s)
+{
+	const char *outcome = col_text(s, 9);
+	struct res_row *w;
+
+	if (res_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
+		return -ENOMEM;
+	w = &r->rows[r->n_rows];
+	w->a = res_port(r, col_text(s, 2), col_text(s, 3),
+			sqlite3_column_int64(s, 4));
+	w->b = res_port(r, col_text(s, 5), col_text(s, 6),
+			sqlite3_column_int64(s, 7));
+	if (w->a == RES_NONE)
+		return col_text(s, 2) && col_text(s, 3) ? -ENOMEM : 0;
+	if (w->b == RES_NONE && col_text(s, 5) && col_text(s, 6))
+		return -ENOMEM;
+	w->profile = res_intern(r, 'f', col_text(s, 8), NULL, &r->profiles,
+				&r->n_profiles, &r->cap_profiles);
+	w->outcome = res_intern(r, 'o', outcome ? outcome : "unknown",
+				col_text(s, 10), &r->outcomes, &r->n_outcomes,
+				&r->cap_outcomes);
+	if (w->profile == RES_NONE || w->outcome == RES_NONE)
+		return -ENOMEM;
+	w->ok = outcome && !strcmp(outcome, "ok");
+	w->busy = sqlite3_column_int(s, 11) != 0;
+	w->started = sqlite3_column_double(s, 1);
+	for (int f = 0; f < RF_COUNT; f++)
+		w->fig[f] = col_fig(s, 12 + f);
+	r->n_rows++;
+	return 0;
+}
+
+/*
+ * The results started within the period, @chunk rows per statement (each
+ * its own read transaction), in (started, id) order through the
+ * result_started index, resuming after the last row read.
+ */
+static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT id, started, host, local_device, local_port, peer_host,"
+		" peer_device, peer_port, profile, outcome, wc_status, busy,"
+		" bw_avg_bytes_per_second, bw_peak_bytes_per_second,"
+		" bw_min_bytes_per_second, msg_rate_per_second,"
+		" lat_min_seconds, lat_median_seconds, lat_mean_seconds,"
+		" lat_p99_seconds, lat_p999_seconds, lat_max_seconds,"
+		" lat_stdev_seconds FROM result"
+		" WHERE (started, id) > (?1, ?2) ORDER BY started, id LIMIT ?3";
+	double after = r->o.now - r->o.period;
+	int64_t after_id = -1;
+	size_t chunk = r->o.chunk_rows ? r->o.chunk_rows : 1, n = chunk;
+	sqlite3_stmt *s;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return res_sql_err(db, rc, "result", err, errlen);
+	while (!ret && n == chunk) {
+		sqlite3_bind_double(s, 1, after);
+		sqlite3_bind_int64(s, 2, after_id);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)chunk);
+		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
+			after_id = sqlite3_column_int64(s, 0);
+			after = sqlite3_column_double(s, 1);
+			ret = result_row(r, s);
+		}
+		if (!ret && rc != SQLITE_DONE)
+			ret = res_sql_err(db, rc, "result", err, errlen);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int v = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int results_read(sqlite3 *db, const struct results_opts *o,
+		 struct results **out, char *err, size_t errlen)
+{
+	struct results *r = calloc(1, sizeof(*r));
+	int ret = 0;
+
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	if (!r->o.shards)
+		r->o.shards = 1;
+	buf_init(&r->scratch, 0);
+	r->enabled = schema_version(db) >= 2;
+	if (r->enabled)
+		ret = read_registry(db, r, err, errlen);
+	if (r->enabled && !ret)
+		ret = read_period(db, r, err, errlen);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading test results");
+	if (ret) {
+		results_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+void results_free(struct results *r)
+{
+	struct res_arena *a, *next;
+
+	if (!r)
+		return;
+	for (a = r->arena; a; a = next) {
+		next = a->next;
+		free(a);
+	}
+	buf_free(&r->scratch);
+	free(r->hosts);
+	free(r->ports);
+	free(r->rows);
+	free(r->profiles);
+	free(r->outcomes);
+	free(r->groups);
+	free(r->slots);
+	free(r);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fabric test results as one scrape serves them (schema/002_tests.sql):
+ * the results of the last period, read in short read transactions, turned
+ * into per-port and per-group-pair aggregates (worst and median), the
+ * latest result per pair (capped), outcome counts, busy-link flags and
+ * the ports and group pairs overdue. A port's aggregates count the tests
+ * it took part in at either end (initiator or responder): a bad link
+ * shows in both. Aggregates use results whose outcome is ok and that were
+ * not taken on a busy link; busy results are counted and shown per pair.
+ * docs/metrics.md lists the families and their series counts.
+ *
+ * A database without the tests schema (user_version < 2) gives an empty
+ * struct results: the counter families are served as before.
+ */
+#ifndef IBPULSE_RESULTS_H
+#define IBPULSE_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "expo.h"
+
+struct sqlite3;
+
+struct results_opts {
+	double now;	    /* seconds since the epoch */
+	double period;	    /* the aggregates' window, seconds */
+	double stale_after; /* a probe host silent this long is down */
+	unsigned shard, shards;
+	size_t max_pairs;	 /* per-pair results served at most */
+	const char *group_label; /* operator label that names a group */
+	size_t chunk_rows;	 /* result rows per read transaction */
+};
+
+/* The figures of a result, in the schema's units; NaN when unknown. */
+enum results_fig {
+	RF_BW_AVG,
+	RF_BW_PEAK,
+	RF_BW_MIN,
+	RF_MSG_RATE,
+	RF_LAT_MIN,
+	RF_LAT_MEDIAN,
+	RF_LAT_MEAN,
+	RF_LAT_P99,
+	RF_LAT_P999,
+	RF_LAT_MAX,
+	RF_LAT_STDEV,
+	RF_COUNT,
+};
+
+struct results;
+
+/*
+ * results_read() - read what one scrape serves about tests from @db (open,
+ * read-only). *@out gets a new struct results (results_free()). Returns 0,
+ * -ENOMEM, or -EIO with SQLite's message in @err.
+ */
+int results_read(struct sqlite3 *db, const struct results_opts *o,
+		 struct results **out, char *err, size_t errlen);
+
+/* Write the result families into @e. Returns e->err. */
+int results_render(struct expo *e, const struct results *r);
+
+void results_free(struct results *r);
+
+/* The median of @v[0..n-1] (sorts @v); NaN when n is 0. */
+double results_median(double *v, size_t n);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside struct results: shared by results.c (reading the database) and
+ * results_render.c (aggregates and families). Hosts, ports, profiles,
+ * outcomes and groups are interned by name in one hash table; labels are
+ * escaped once (expo_label()) when an entry is made. Strings live in the
+ * arena and go with results_free().
+ */
+#ifndef IBPULSE_RESULTS_INT_H
+#define IBPULSE_RESULTS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "results.h"
+
+#define RES_NONE UINT32_MAX
+
+struct res_host {
+	const char *labels; /* host="..." */
+	int served;	    /* in this scrape's shard */
+	int up;		    /* -1: no counter report, 0 silent, 1 reporting */
+	int probe;	    /* registered */
+	int paused;
+	double registered;  /* first registration */
+	uint32_t group;	    /* RES_NONE: unlabelled */
+	int64_t dropped[2]; /* spool_full, expired; -1 unknown */
+};
+
+struct res_port {
+	uint32_t host;
+	const char *labels;	 /* host="...",device="...",port="N" */
+	const char *peer_labels; /* peer_host="...",peer_device=...,peer_port */
+	int expected;		 /* registered ACTIVE on a probe not paused */
+	int measured;		 /* an ok result in the period, either end */
+};
+
+/* One result of the period. */
+struct res_row {
+	uint32_t a, b; /* initiator's and responder's ports; b may be none */
+	uint32_t profile, outcome;
+	int ok, busy;
+	double started;
+	double fig[RF_COUNT];
+};
+
+/* A name → index table over several kinds of names. */
+struct res_slot {
+	uint64_t hash;
+	uint32_t index; /* RES_NONE: empty */
+	char kind;
+	const char *key;
+};
+
+struct results {
+	int enabled; /* the tests schema is there */
+	struct results_opts o;
+	struct res_host *hosts;
+	size_t n_hosts, cap_hosts;
+	struct res_port *ports;
+	size_t n_ports, cap_ports;
+	struct res_row *rows;
+	size_t n_rows, cap_rows;
+	const char **profiles; /* profile="..." */
+	size_t n_profiles, cap_profiles;
+	const char **outcomes; /* outcome="..."[,wc_status="..."] */
+	size_t n_outcomes, cap_outcomes;
+	const char **groups; /* raw group names */
+	size_t n_groups, cap_groups;
+	struct res_slot *slots;
+	size_t n_slots, n_used;
+	struct res_arena *arena;
+	struct buf scratch;
+};
+
+#endif

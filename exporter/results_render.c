@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The result families (docs/metrics.md, "Fabric tests"): aggregates per
+ * port and per group pair (worst and median of the ok, not-busy results
+ * of the period), the latest result per pair (the newest max_pairs
+ * pairs), outcome and busy counts per port, overdue ports and group
+ * pairs, paused probes and what their spools dropped. Aggregates are made
+ * by sorting (entity, profile, row) triples and reading each run.
+ */
+#include "results_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+struct att {
+	uint32_t ent, profile, row;
+};
+
+/* Worst and median of each figure over one run of atts. */
+struct agg {
+	uint32_t ent, profile;
+	double worst[RF_COUNT], median[RF_COUNT];
+};
+
+struct aggs {
+	struct agg *v;
+	size_t n;
+};
+
+struct stat_def {
+	enum results_fig fig;
+	const char *stat; /* stat="..." or NULL: no stat label */
+};
+
+/* A family of figures: which stats it carries per pair and aggregated. */
+struct fig_family {
+	const char *suffix, *help;
+	int worst_is_max; /* latency: the largest is worst */
+	const struct stat_def *pair, *agg;
+	size_t n_pair, n_agg;
+};
+
+static const struct stat_def bw_pair[] = {
+	{RF_BW_AVG, "stat=\"avg\""},
+	{RF_BW_PEAK, "stat=\"peak\""},
+	{RF_BW_MIN, "stat=\"min\""},
+};
+static const struct stat_def bw_agg[] = {
+	{RF_BW_AVG, "stat=\"avg\""},
+	{RF_BW_MIN, "stat=\"min\""},
+};
+static const struct stat_def rate_stats[] = {{RF_MSG_RATE, NULL}};
+static const struct stat_def lat_pair[] = {
+	{RF_LAT_MIN, "stat=\"min\""},	  {RF_LAT_MEDIAN, "stat=\"median\""},
+	{RF_LAT_MEAN, "stat=\"mean\""},	  {RF_LAT_P99, "stat=\"p99\""},
+	{RF_LAT_P999, "stat=\"p999\""},	  {RF_LAT_MAX, "stat=\"max\""},
+	{RF_LAT_STDEV, "stat=\"stdev\""},
+};
+static const struct stat_def lat_agg[] = {
+	{RF_LAT_MIN, "stat=\"min\""},
+	{RF_LAT_MEDIAN, "stat=\"median\""},
+	{RF_LAT_P99, "stat=\"p99\""},
+	{RF_LAT_MAX, "stat=\"max\""},
+};
+
+static const struct fig_family fig_families[] = {
+	{"bandwidth_bytes_per_second",
+	 "Bandwidth of fabric tests in bytes per second: stat avg over the "
+	 "test, peak and min of its sub-intervals (min catches unstable "
+	 "links).",
+	 0, bw_pair, bw_agg, N_ELEMS(bw_pair), N_ELEMS(bw_agg)},
+	{"message_rate_per_second", "Messages per second of fabric tests.", 0,
+	 rate_stats, rate_stats, 1, 1},
+	{"latency_seconds",
+	 "Latency statistics of fabric tests in seconds (stat: min, median, "
+	 "mean, p99, p999, max, stdev of the test's samples).",
+	 1, lat_pair, lat_agg, N_ELEMS(lat_pair), N_ELEMS(lat_agg)},
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double results_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (n % 2)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_att(const void *a, const void *b)
+{
+	const struct att *x = a, *y = b;
+
+	if (x->ent != y->ent)
+		return x->ent < y->ent ? -1 : 1;
+	if (x->profile != y->profile)
+		return x->profile < y->profile ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Worst and median of every figure over the rows of @at[0..n-1]. */
+static void agg_run(const struct results *r, const struct att *at, size_t n,
+		    double *tmp, struct agg *g)
+{
+	g->ent = at[0].ent;
+	g->profile = at[0].profile;
+	for (int f = 0; f < RF_COUNT; f++) {
+		int max = f >= RF_LAT_MIN;
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double v = r->rows[at[i].row].fig[f];
+
+			if (!isnan(v))
+				tmp[k++] = v;
+		}
+		g->median[f] = results_median(tmp, k);
+		g->worst[f] = k ? tmp[max ? k - 1 : 0] : NAN;
+	}
+}
+
+/* Sort @at and turn each (entity, profile) run into an agg. */
+static int aggs_make(const struct results *r, struct att *at, size_t n,
+		     struct aggs *out)
+{
+	double *tmp = malloc((n + 1) * sizeof(*tmp));
+
+	out->v = malloc((n + 1) * sizeof(*out->v));
+	out->n = 0;
+	if (!tmp || !out->v) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	qsort(at, n, sizeof(*at), cmp_att);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && at[j].ent == at[i].ent &&
+				at[j].profile == at[i].profile;
+		     j++)
+			;
+		agg_run(r, at + i, j - i, tmp, &out->v[out->n++]);
+	}
+	free(tmp);
+	return 0;
+}
+
+/* A group pair as one entity: the smaller group first. */
+static uint32_t group_pair(const struct results *r, uint32_t ga, uint32_t gb)
+{
+	if (ga == RES_NONE || gb == RES_NONE)
+		return RES_NONE;
+	if (ga > gb) {
+		uint32_t t = ga;
+
+		ga = gb;
+		gb = t;
+	}
+	return ga * (uint32_t)r->n_groups + gb;
+}
+
+static uint32_t row_group_pair(const struct results *r, const struct res_row *w)
+{
+	if (w->b == RES_NONE)
+		return RES_NONE;
+	return group_pair(r, r->hosts[r->ports[w->a].host].group,
+			  r->hosts[r->ports[w->b].host].group);
+}
+
+/*
+ * Aggregates of the ok, not-busy rows: per served port (@groups 0, both
+ * ends of a test) or per group pair (@groups 1).
+ */
+static int aggs_collect(const struct results *r, int groups, struct aggs *out)
+{
+	struct att *at = malloc((2 * r->n_rows + 1) * sizeof(*at));
+	size_t n = 0;
+	int ret;
+
+	if (!at)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct res_row *w = &r->rows[i];
+		uint32_t ends[2] = {w->a, w->b};
+
+		if (!w->ok || w->busy)
+			continue;
+		if (groups) {
+			ends[0] = row_group_pair(r, w);
+			ends[1] = RES_NONE;
+		} else if (ends[1] == ends[0]) {
+			ends[1] = RES_NONE; /* a loopback test counts once */
+		}
+		for (int e = 0; e < 2; e++) {
+			if (ends[e] == RES_NONE ||
+			    (!groups &&
+			     !r->hosts[r->ports[ends[e]].host].served))
+				continue;
+			at[n++] =
+				(struct att){ends[e], w->profile, (uint32_t)i};
+		}
+	}
+	ret = aggs_make(r, at, n, out);
+	free(at);
+	return ret;
+}
+
+/* @labels of entity @ent: a port's, or group_a="..",group_b=".." */
+static int ent_labels(const struct results *r, int groups, uint32_t ent,
+		      struct buf *b)
+{
+	int ret;
+
+	buf_reset(b);
+	if (!groups)
+		return buf_adds(b, r->ports[ent].labels);
+	ret = expo_label(b, "group_a", r->groups[ent / r->n_groups]);
+	if (!ret)
+		ret = expo_label(b, "group_b", r->groups[ent % r->n_groups]);
+	return ret;
+}
+
+static int render_aggs(struct expo *e, const struct results *r,
+		       const struct aggs *a, int groups, struct buf *lb,
+		       struct buf *xb)
+{
+	static const char *const agg_label[2] = {"aggregate=\"worst\"",
+						 "aggregate=\"median\""};
+	char name[128];
+
+	for (size_t f = 0; f < N_ELEMS(fig_families) && !e->err; f++) {
+		const struct fig_family *ff = &fig_families[f];
+
+		snprintf(name, sizeof(name), "ibpulse_test_%s_%s",
+			 groups ? "group_pair" : "port", ff->suffix);
+		expo_family(e, name, EXPO_GAUGE, ff->help);
+		for (size_t i = 0; i < a->n && !e->err; i++) {
+			const struct agg *g = &a->v[i];
+
+			if (ent_labels(r, groups, g->ent, lb))
+				return e->err = -ENOMEM;
+			for (size_t s = 0; s < ff->n_agg; s++) {
+				enum results_fig fig = ff->agg[s].fig;
+
+				if (isnan(g->worst[fig]))
+					continue;
+				for (int k = 0; k < 2; k++) {
+					buf_reset(xb);
+					buf_adds(xb, r->profiles[g->profile]);
+					if (ff->agg[s].stat) {
+						buf_addc(xb, ',');
+						buf_adds(xb, ff->agg[s].stat);
+					}
+					buf_addc(xb, ',');
+					if (buf_adds(xb, agg_label[k]))
+						return e->err = -ENOMEM;
+					expo_sample(e, lb->data, xb->data,
+						    k ? g->median[fig]
+						      : g->worst[fig]);
+				}
+			}
+		}
+	}
+	return e->err;
+}
+
+/* The latest result of one (port, peer port, profile). */
+struct pair {
+	uint32_t a, b, profile, row;
+	double started;
+};
+
+static int cmp_pair_key(const void *x, const void *y)
+{
+	const struct pair *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	if (p->profile != q->profile)
+		return p->profile < q->profile ? -1 : 1;
+	return (p->started < q->started) - (p->started > q->started);
+}
+
+static int cmp_pair_newest(const void *x, const void *y)
+{
+	const struct pair *p = x, *q = y;
+
+	if (p->started != q->started)
+		return p->started < q->started ? 1 : -1;
+	return cmp_pair_key(x, y);
+}
+
+/*
+ * The latest result per (served initiator port, peer port, profile), the
+ * newest max_pairs of them, in label order. *@n gets their number.
+ */
+static struct pair *pairs_latest(const struct results *r, size_t *n)
+{
+	struct pair *v = malloc((r->n_rows + 1) * sizeof(*v));
+	size_t k = 0, m = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct res_row *w = &r->rows[i];
+
+		if (w->b != RES_NONE && r->hosts[r->ports[w->a].host].served)
+			v[k++] = (struct pair){w->a, w->b, w->profile,
+					       (uint32_t)i, w->started};
+	}
+	qsort(v, k, sizeof(*v), cmp_pair_key);
+	for (size_t i = 0; i < k; i++)
+		if (!m || v[i].a != v[m - 1].a || v[i].b != v[m - 1].b ||
+		    v[i].profile != v[m - 1].profile)
+			v[m++] = v[i];
+	if (m > r->o.max_pairs) {
+		qsort(v, m, sizeof(*v), cmp_pair_newest);
+		m = r->o.max_pairs;
+		qsort(v, m, sizeof(*v), cmp_pair_key);
+	}
+	*n = m;
+	return v;
+}
+
+/* The labels of pair @p: its port's, then the peer's and the profile. */
+static int pair_labels(const struct results *r, const struct pair *p,
+		       struct buf *xb)
+{
+	buf_reset(xb);
+	buf_adds(xb, r->ports[p->b].peer_labels);
+	buf_addc(xb, ',');
+	return buf_adds(xb, r->profiles[p->profile]);
+}
+
+static int render_pair_figures(struct expo *e, const struct results *r,
+			       const struct pair *v, size_t n, struct buf *xb)
+{
+	char name[128];
+
+	for (size_t f = 0; f < N_ELEMS(fig_families) && !e->err; f++) {
+		const struct fig_family *ff = &fig_families[f];
+
+		snprintf(name, sizeof(name), "ibpulse_test_pair_%s",
+			 ff->suffix);
+		expo_family(e, name, EXPO_GAUGE, ff->help);
+		for (size_t i = 0; i < n && !e->err; i++) {
+			const struct res_row *w = &r->rows[v[i].row];
+			size_t base;
+
+			if (pair_labels(r, &v[i], xb))
+				return e->err = -ENOMEM;
+			base = xb->len;
+			for (size_t s = 0; s < ff->n_pair; s++) {
+				double x = w->fig[ff->pair[s].fig];
+
+				if (isnan(x))
+					continue;
+				xb->len = base;
+				xb->data[base] = '\0';
+				if (ff->pair[s].stat &&
+				    (buf_addc(xb, ',') ||
+				     buf_adds(xb, ff->pair[s].stat)))
+					return e->err = -ENOMEM;
+				expo_sample(e, r->ports[v[i].a].labels,
+					    xb->data, x);
+			}
+		}
+	}
+	return e->err;
+}
+
+static int render_pairs(struct expo *e, const struct results *r, struct buf *xb)
+{
+	static const struct {
+		const char *name, *help;
+		int what; /* 0 success, 1 busy, 2 started */
+	} fams[] = {
+		{"ibpulse_test_pair_success",
+		 "1 when the latest test of the pair in the period succeeded "
+		 "(outcome ok), 0 when it failed.",
+		 0},
+		{"ibpulse_test_pair_busy",
+		 "1 when the latest test of the pair ran on a busy link "
+		 "(traffic "
+		 "beyond its own, or rising transmit wait): its figures are "
+		 "kept "
+		 "but understate the link.",
+		 1},
+		{"ibpulse_test_pair_timestamp_seconds",
+		 "When the latest test of the pair started (probe clock, "
+		 "seconds "
+		 "since the epoch).",
+		 2},
+	};
+	size_t n;
+	struct pair *v = pairs_latest(r, &n);
+
+	if (!v)
+		return e->err = -ENOMEM;
+	for (size_t f = 0; f < N_ELEMS(fams) && !e->err; f++) {
+		expo_family(e, fams[f].name, EXPO_GAUGE, fams[f].help);
+		for (size_t i = 0; i < n && !e->err; i++) {
+			const struct res_row *w = &r->rows[v[i].row];
+			double x = fams[f].what == 0   ? w->ok
+				   : fams[f].what == 1 ? w->busy
+						       : w->started;
+
+			if (pair_labels(r, &v[i], xb))
+				e->err = -ENOMEM;
+			else
+				expo_sample(e, r->ports[v[i].a].labels,
+					    xb->data, x);
+		}
+	}
+	if (!e->err)
+		render_pair_figures(e, r, v, n, xb);
+	free(v);
+	return e->err;
+}
+
+/*
+ * Per served port and profile: results of the period by outcome (@busy 0)
+ * or the busy ones (@busy 1), counting both ends of each test.
+ */
+static int render_port_counts(struct expo *e, const struct results *r, int busy,
+			      struct buf *xb)
+{
+	struct att *at = malloc((2 * r->n_rows + 1) * sizeof(*at));
+	size_t n = 0;
+
+	if (!at)
+		return e->err = -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct res_row *w = &r->rows[i];
+		uint32_t ends[2] = {w->a, w->b == w->a ? RES_NONE : w->b};
+
+		if (busy && !w->busy)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (ends[k] != RES_NONE &&
+			    r->hosts[r->ports[ends[k]].host].served)
+				at[n++] = (struct att){ends[k], w->profile,
+						       busy ? 0 : w->outcome};
+	}
+	qsort(at, n, sizeof(*at), cmp_att);
+	if (busy)
+		expo_family(e, "ibpulse_test_port_busy_results", EXPO_GAUGE,
+			    "Tests of the period at this port (either end) "
+			    "taken on a busy link; left out of the port's "
+			    "aggregates.");
+	else
+		expo_family(e, "ibpulse_test_port_results", EXPO_GAUGE,
+			    "Tests of the period at this port (either end), by "
+			    "outcome (verbs_error also by wc_status).");
+	for (size_t i = 0, j; i < n && !e->err; i = j) {
+		for (j = i + 1; j < n && !cmp_att(&at[i], &at[j]); j++)
+			;
+		buf_reset(xb);
+		buf_adds(xb, r->profiles[at[i].profile]);
+		if (!busy) {
+			buf_addc(xb, ',');
+			buf_adds(xb, r->outcomes[at[i].row]);
+		}
+		expo_sample_u64(e, r->ports[at[i].ent].labels, xb->data,
+				(uint64_t)(j - i));
+	}
+	free(at);
+	return e->err;
+}
+
+/* Mark in @measured the ports with an ok result in the period. */
+static void mark_measured(const struct results *r, char *measured)
+{
+	for (size_t i = 0; i < r->n_rows; i++) {
+		if (!r->rows[i].ok)
+			continue;
+		measured[r->rows[i].a] = 1;
+		if (r->rows[i].b != RES_NONE)
+			measured[r->rows[i].b] = 1;
+	}
+}
+
+/*
+ * 1 when port @p is overdue: registered ACTIVE on a probe that is not
+ * paused, and either its host stopped reporting (it can neither run nor
+ * answer a test) or it had no ok result in the period although its probe
+ * registered more than a period ago. -1 for a port not planned at all.
+ */
+static int port_overdue(const struct results *r, size_t p, const char *measured)
+{
+	const struct res_host *h = &r->hosts[r->ports[p].host];
+
+	if (!r->ports[p].expected || !h->probe || h->paused)
+		return -1;
+	if (h->up == 0)
+		return 1;
+	return !measured[p] && h->registered <= r->o.now - r->o.period;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Group pairs planned (every two distinct groups with a planned port) and
+ * how many of them had no ok test between them in the period.
+ */
+static int group_pairs_overdue(const struct results *r, uint64_t *planned,
+			       uint64_t *overdue)
+{
+	char *live = calloc(r->n_groups + 1, 1);
+	uint32_t *seen = malloc((r->n_rows + 1) * sizeof(*seen));
+	uint64_t groups = 0, met = 0;
+	size_t n = 0;
+
+	if (!live || !seen) {
+		free(live);
+		free(seen);
+		return -ENOMEM;
+	}
+	for (size_t p = 0; p < r->n_ports; p++) {
+		const struct res_host *h = &r->hosts[r->ports[p].host];
+
+		if (r->ports[p].expected && h->probe && !h->paused &&
+		    h->group != RES_NONE)
+			live[h->group] = 1;
+	}
+	for (size_t g = 0; g < r->n_groups; g++)
+		groups += live[g] ? 1 : 0;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		uint32_t gp = row_group_pair(r, &r->rows[i]);
+		uint32_t ga = gp / (uint32_t)(r->n_groups ? r->n_groups : 1);
+		uint32_t gb = gp % (uint32_t)(r->n_groups ? r->n_groups : 1);
+
+		if (r->rows[i].ok && gp != RES_NONE && ga != gb && live[ga] &&
+		    live[gb])
+			seen[n++] = gp;
+	}
+	qsort(seen, n, sizeof(*seen), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		met += !i || seen[i] != seen[i - 1];
+	*planned = groups * (groups ? groups - 1 : 0) / 2;
+	*overdue = *planned - met;
+	free(live);
+	free(seen);
+	return 0;
+}
+
+static int render_overdue(struct expo *e, const struct results *r)
+{
+	char *measured = calloc(r->n_ports + 1, 1);
+	uint64_t planned = 0, overdue = 0, gp_planned, gp_overdue;
+
+	if (!measured)
+		return e->err = -ENOMEM;
+	mark_measured(r, measured);
+	expo_family(e, "ibpulse_test_port_overdue", EXPO_GAUGE,
+		    "1 when a planned port had no successful test within the "
+		    "period, or its probe stopped reporting; 0 when it is "
+		    "covered. Only ports a probe registered ACTIVE, not "
+		    "paused.");
+	for (size_t p = 0; p < r->n_ports; p++) {
+		int od;
+
+		if (!r->hosts[r->ports[p].host].served)
+			continue;
+		od = port_overdue(r, p, measured);
+		if (od < 0)
+			continue;
+		planned++;
+		overdue += (uint64_t)od;
+		expo_sample_u64(e, r->ports[p].labels, NULL, (uint64_t)od);
+	}
+	free(measured);
+	expo_family(e, "ibpulse_test_planned_ports", EXPO_GAUGE,
+		    "Ports of this scrape's hosts that the plan must cover.");
+	expo_sample_u64(e, NULL, NULL, planned);
+	expo_family(e, "ibpulse_test_overdue_ports", EXPO_GAUGE,
+		    "Planned ports of this scrape's hosts that are overdue.");
+	expo_sample_u64(e, NULL, NULL, overdue);
+	if (r->o.shard != 0) /* fabric-wide: served by shard 0 only */
+		return e->err;
+	if (group_pairs_overdue(r, &gp_planned, &gp_overdue))
+		return e->err = -ENOMEM;
+	expo_family(e, "ibpulse_test_planned_group_pairs", EXPO_GAUGE,
+		    "Pairs of distinct groups (the group_label) with planned "
+		    "ports.");
+	expo_sample_u64(e, NULL, NULL, gp_planned);
+	expo_family(e, "ibpulse_test_overdue_group_pairs", EXPO_GAUGE,
+		    "Pairs of groups with no successful test between them "
+		    "within the period.");
+	expo_sample_u64(e, NULL, NULL, gp_overdue);
+	return e->err;
+}
+
+static int render_probes(struct expo *e, const struct results *r)
+{
+	static const char *const reason[2] = {"reason=\"spool_full\"",
+					      "reason=\"expired\""};
+
+	expo_family(e, "ibpulse_test_host_paused", EXPO_GAUGE,
+		    "1 while the host is paused (pause endpoint or "
+		    "ibpulse-probe pause): no tests, counters still flow.");
+	for (size_t h = 0; h < r->n_hosts; h++)
+		if (r->hosts[h].served && r->hosts[h].probe)
+			expo_sample_u64(e, r->hosts[h].labels, NULL,
+					(uint64_t)r->hosts[h].paused);
+	expo_family(e, "ibpulse_probe_results_dropped_total", EXPO_COUNTER,
+		    "Test results the probe's spool dropped before they were "
+		    "delivered (spool_full: over its size bound; expired: "
+		    "older than its age bound).");
+	for (size_t h = 0; h < r->n_hosts; h++)
+		for (int k = 0; k < 2; k++)
+			if (r->hosts[h].served && r->hosts[h].dropped[k] >= 0)
+				expo_sample_u64(
+					e, r->hosts[h].labels, reason[k],
+					(uint64_t)r->hosts[h].dropped[k]);
+	return e->err;
+}
+
+int results_render(struct expo *e, const struct results *r)
+{
+	struct aggs ports = {0}, groups = {0};
+	struct buf lb, xb;
+
+	if (!r || !r->enabled)
+		return e->err;
+	buf_init(&lb, 0);
+	buf_init(&xb, 0);
+	if (aggs_collect(r, 0, &ports) ||
+	    (r->o.shard == 0 && aggs_collect(r, 1, &groups)))
+		e->err = e->err ? e->err : -ENOMEM;
+	if (!e->err)
+		render_aggs(e, r, &ports, 0, &lb, &xb);
+	if (!e->err)
+		render_aggs(e, r, &groups, 1, &lb, &xb);
+	if (!e->err)
+		render_port_counts(e, r, 0, &xb);
+	if (!e->err)
+		render_port_counts(e, r, 1, &xb);
+	if (!e->err)
+		render_pairs(e, r, &xb);
+	if (!e->err)
+		render_overdue(e, r);
+	if (!e->err)
+		render_probes(e, r);
+	free(ports.v);
+	free(groups.v);
+	buf_free(&lb);
+	buf_free(&xb);
+	return e->err;
+}
