@@ -503,6 +503,18 @@ int results_read(sqlite3 *db, const struct results_opts *o,
 	return 0;
 }
 
+int results_enabled(const struct results *r)
+{
+	return r && r->enabled;
+}
+
+void results_set_totals(struct results *r, struct tally_count *v, size_t n)
+{
+	free(r->totals);
+	r->totals = v;
+	r->n_totals = n;
+}
+
 void results_free(struct results *r)
 {
 	struct res_arena *a, *next;
@@ -521,5 +533,6 @@ void results_free(struct results *r)
 	free(r->outcomes);
 	free(r->groups);
 	free(r->slots);
+	free(r->totals);
 	free(r);
 }

@@ -59,6 +59,14 @@ struct results;
 int results_read(struct sqlite3 *db, const struct results_opts *o,
 		 struct results **out, char *err, size_t errlen);
 
+struct tally_count;
+
+/* 1 when the database had the tests schema. */
+int results_enabled(const struct results *r);
+
+/* Hand @r the outcome counters to serve (tally.h); @r frees @v. */
+void results_set_totals(struct results *r, struct tally_count *v, size_t n);
+
 /* Write the result families into @e. Returns e->err. */
 int results_render(struct expo *e, const struct results *r);
 

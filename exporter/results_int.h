@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "results.h"
+#include "tally.h"
 
 #define RES_NONE UINT32_MAX
 
@@ -70,6 +71,8 @@ struct results {
 	size_t n_groups, cap_groups;
 	struct res_slot *slots;
 	size_t n_slots, n_used;
+	struct tally_count *totals; /* ibpulse_test_results_total */
+	size_t n_totals;
 	struct res_arena *arena;
 	struct buf scratch;
 };

@@ -633,6 +633,17 @@ static int render_probes(struct expo *e, const struct results *r)
 	return e->err;
 }
 
+static int render_totals(struct expo *e, const struct results *r)
+{
+	expo_family(e, "ibpulse_test_results_total", EXPO_COUNTER,
+		    "Test results stored, by initiating host, profile and "
+		    "outcome (verbs_error also by wc_status); the exporter "
+		    "counts the table at start-up, then the new rows.");
+	for (size_t i = 0; i < r->n_totals; i++)
+		expo_sample_u64(e, r->totals[i].labels, NULL, r->totals[i].n);
+	return e->err;
+}
+
 int results_render(struct expo *e, const struct results *r)
 {
 	struct aggs ports = {0}, groups = {0};
@@ -653,6 +664,8 @@ int results_render(struct expo *e, const struct results *r)
 		render_port_counts(e, r, 0, &xb);
 	if (!e->err)
 		render_port_counts(e, r, 1, &xb);
+	if (!e->err)
+		render_totals(e, r);
 	if (!e->err)
 		render_pairs(e, r, &xb);
 	if (!e->err)

@@ -27,12 +27,15 @@ void scrape_stats_init(struct scrape_stats *st)
 	pthread_mutex_init(&st->lock, NULL);
 	st->last_duration = -1;
 	st->database_errors = 0;
+	tally_init(&st->tally);
 }
 
 void scrape_stats_destroy(struct scrape_stats *st)
 {
-	if (st)
-		pthread_mutex_destroy(&st->lock);
+	if (!st)
+		return;
+	pthread_mutex_destroy(&st->lock);
+	tally_destroy(&st->tally);
 }
 
 int64_t scrape_wal_size(const char *db)
@@ -53,6 +56,24 @@ static void scrape_db_error(struct scrape_stats *st, const char *err)
 	st->database_errors++;
 	pthread_mutex_unlock(&st->lock);
 	log_once("exporter-db", 60, LOG_LVL_WARN, "database: %s", err);
+}
+
+/* The outcome counters, updated from the rows added since the last scrape. */
+static int scrape_totals(struct scrape_stats *st, sqlite3 *db,
+			 const struct snap_opts *o, struct snapshot *sn,
+			 char *err, size_t errlen)
+{
+	struct tally_count *v;
+	size_t n;
+	int ret;
+
+	if (!results_enabled(sn->results))
+		return 0;
+	ret = tally_update(&st->tally, db, o->chunk_rows, o->shard, o->shards,
+			   &v, &n, err, errlen);
+	if (!ret)
+		results_set_totals(sn->results, v, n);
+	return ret;
 }
 
 static int scrape_snapshot(const struct exporter_settings *cfg,
@@ -77,6 +98,10 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 			       errlen);
 	if (!ret)
 		ret = snapshot_read(db, &o, sn, err, errlen);
+	if (!ret && (ret = scrape_totals(st, db, &o, *sn, err, errlen))) {
+		snapshot_free(*sn);
+		*sn = NULL;
+	}
 	sqlite3_close(db);
 	if (ret && ret != -ENOMEM)
 		scrape_db_error(st, err);

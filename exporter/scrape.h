@@ -17,11 +17,13 @@
 #include "buf.h"
 #include "expo.h"
 #include "settings.h"
+#include "tally.h"
 
 struct scrape_stats {
 	pthread_mutex_t lock;
 	double last_duration; /* < 0 before the first scrape */
 	uint64_t database_errors;
+	struct tally tally; /* test outcomes counted between scrapes */
 };
 
 struct scrape_req {

@@ -317,6 +317,41 @@ static void test_outcomes_and_busy(void **state)
 	free(s);
 }
 
+/*
+ * Counters of the whole table (the old result too), counted once at the
+ * first scrape and then only the new rows: a result added later counts
+ * once, however many scrapes follow.
+ */
+static void test_totals(void **state)
+{
+	struct fixture *f = *state;
+	char *s = scrape(f, 0, 1);
+	sqlite3 *db;
+
+	has(s, "ibpulse_test_results_total{host=\"h1\",profile=\"bw\","
+	       "outcome=\"ok\"} 3");
+	has(s, "ibpulse_test_results_total{host=\"h2\",profile=\"bw\","
+	       "outcome=\"verbs_error\",wc_status=\"IBV_WC_RETRY_EXC_ERR\"} 1");
+	has(s, "ibpulse_test_results_total{host=\"h1\",profile=\"bw\","
+	       "outcome=\"control_error\"} 1");
+	free(s);
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	add_result(db, f->now, 10, "h1", "h3", "bw", 100, "timeout", NULL, 0,
+		   NO_FIGS);
+	sqlite3_close(db);
+	for (int i = 0; i < 2; i++) {
+		s = scrape(f, 0, 1);
+		has(s, "ibpulse_test_results_total{host=\"h1\",profile="
+		       "\"bw\",outcome=\"timeout\"} 1");
+		has(s, "ibpulse_test_results_total{host=\"h1\",profile="
+		       "\"bw\",outcome=\"ok\"} 3");
+		free(s);
+	}
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	exec_sql(db, "DELETE FROM result WHERE result_id = 'r10'");
+	sqlite3_close(db);
+}
+
 static void test_overdue(void **state)
 {
 	char *s = scrape(*state, 0, 1);
@@ -443,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_port_aggregates),
 		cmocka_unit_test(test_group_aggregates),
 		cmocka_unit_test(test_outcomes_and_busy),
+		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_overdue),
 		cmocka_unit_test(test_overdue_period),
 		cmocka_unit_test(test_pair_cap),

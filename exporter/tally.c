@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/* Outcome counters kept between scrapes: see tally.h. */
+#include "tally.h"
+#include "buf.h"
+#include "expo.h"
+#include "shard.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tally_entry {
+	char *key;    /* host \x1f profile \x1f outcome \x1f wc_status */
+	char *host;   /* for the shard */
+	char *labels; /* escaped label list */
+	uint64_t n;
+};
+
+int tally_init(struct tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	return -pthread_mutex_init(&t->lock, NULL);
+}
+
+void tally_destroy(struct tally *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].key);
+		free(t->v[i].host);
+		free(t->v[i].labels);
+	}
+	free(t->v);
+	free(t->slots);
+	pthread_mutex_destroy(&t->lock);
+}
+
+static uint64_t tally_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int tally_rehash(struct tally *t)
+{
+	size_t n = t->n_slots ? t->n_slots * 2 : 256;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = tally_hash(t->v[i].key) & (n - 1);
+
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->n_slots = n;
+	return 0;
+}
+
+/* A new entry for @key in slot @j, its labels made from @col. */
+static int tally_new(struct tally *t, size_t j, const char *key,
+		     const char *const col[4])
+{
+	static const char *const names[4] = {"host", "profile", "outcome",
+					     "wc_status"};
+	struct tally_entry *e;
+	struct buf b;
+	int ret = 0;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *v = realloc(t->v, cap * sizeof(*t->v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	buf_init(&b, 0);
+	for (int i = 0; i < 4 && !ret; i++)
+		if (i < 3 || (col[i] && *col[i]))
+			ret = expo_label(&b, names[i], col[i]);
+	e = &t->v[t->n];
+	e->key = strdup(key);
+	e->host = strdup(col[0]);
+	e->labels = ret ? NULL : buf_steal(&b, NULL);
+	buf_free(&b);
+	e->n = 0;
+	if (!e->key || !e->host || !e->labels) {
+		free(e->key);
+		free(e->host);
+		free(e->labels);
+		return -ENOMEM;
+	}
+	t->slots[j] = (uint32_t)++t->n;
+	return 0;
+}
+
+/* Count one result: columns host, profile, outcome, wc_status. */
+static int tally_count_row(struct tally *t, sqlite3_stmt *s)
+{
+	const char *col[4];
+	char key[1024];
+	size_t j;
+
+	for (int i = 0; i < 4; i++)
+		col[i] = (const char *)sqlite3_column_text(s, 1 + i);
+	if (!col[0] || !col[1] || !col[2])
+		return 0;
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s", col[0], col[1],
+		 col[2], col[3] ? col[3] : "");
+	if ((t->n + 1) * 2 > t->n_slots && tally_rehash(t))
+		return -ENOMEM;
+	j = tally_hash(key) & (t->n_slots - 1);
+	while (t->slots[j] && strcmp(t->v[t->slots[j] - 1].key, key))
+		j = (j + 1) & (t->n_slots - 1);
+	if (!t->slots[j] && tally_new(t, j, key, col))
+		return -ENOMEM;
+	t->v[t->slots[j] - 1].n++;
+	return 0;
+}
+
+static int tally_sql_err(sqlite3 *db, int rc, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "result: %s (%s)", sqlite3_errmsg(db),
+		 sqlite3_errstr(rc));
+	return -EIO;
+}
+
+/* Start over when the table's ids went backwards (another database). */
+static int tally_check_reset(struct tally *t, sqlite3 *db, char *err,
+			     size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT ifnull(max(id), 0) FROM result", -1,
+				&s, NULL);
+	if (rc != SQLITE_OK)
+		return tally_sql_err(db, rc, err, errlen);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(s, 0) < t->last_id) {
+		for (size_t i = 0; i < t->n; i++)
+			t->v[i].n = 0;
+		t->last_id = 0;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : tally_sql_err(db, rc, err, errlen);
+}
+
+static int tally_read(struct tally *t, sqlite3 *db, size_t chunk, char *err,
+		      size_t errlen)
+{
+	static const char sql[] =
+		"SELECT id, host, profile, outcome, wc_status FROM result"
+		" WHERE id > ?1 ORDER BY id LIMIT ?2";
+	sqlite3_stmt *s;
+	size_t n = chunk;
+	int rc, ret;
+
+	ret = tally_check_reset(t, db, err, errlen);
+	if (ret)
+		return ret;
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return tally_sql_err(db, rc, err, errlen);
+	while (!ret && n == chunk) {
+		sqlite3_bind_int64(s, 1, t->last_id);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)chunk);
+		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
+			ret = tally_count_row(t, s);
+			if (!ret)
+				t->last_id = sqlite3_column_int64(s, 0);
+		}
+		if (!ret && rc != SQLITE_DONE)
+			ret = tally_sql_err(db, rc, err, errlen);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int tally_copy(struct tally *t, unsigned shard, unsigned shards,
+		      struct tally_count **out, size_t *n_out)
+{
+	struct tally_count *v = malloc((t->n + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		if (shard_of(t->v[i].host, shards) == shard)
+			v[n++] =
+				(struct tally_count){t->v[i].labels, t->v[i].n};
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+int tally_update(struct tally *t, sqlite3 *db, size_t chunk, unsigned shard,
+		 unsigned shards, struct tally_count **out, size_t *n_out,
+		 char *err, size_t errlen)
+{
+	int ret;
+
+	*out = NULL;
+	*n_out = 0;
+	pthread_mutex_lock(&t->lock);
+	ret = tally_read(t, db, chunk ? chunk : 1, err, errlen);
+	if (!ret)
+		ret = tally_copy(t, shard, shards ? shards : 1, out, n_out);
+	pthread_mutex_unlock(&t->lock);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory counting test results");
+	return ret;
+}
