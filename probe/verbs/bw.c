@@ -23,6 +23,7 @@
 struct bwq {
 	uint64_t posted;
 	uint64_t completed;
+	bool last_signaled; /* the newest request asks for a completion */
 	struct ibv_send_wr *wr;
 	struct ibv_sge *sge;
 };
@@ -124,6 +125,7 @@ static int post_batch(struct bwctx *c, unsigned i, unsigned n,
 		return -rc;
 	}
 	q->posted += n;
+	q->last_signaled = q->wr[n - 1].send_flags & IBV_SEND_SIGNALED;
 	return 0;
 }
 
@@ -142,8 +144,7 @@ static int post_some(struct bwctx *c, uint64_t now)
 
 		if (c->stopping) {
 			/* Close with a signaled request so the drain ends. */
-			if (q->posted % r->cq_mod == 0 ||
-			    q->posted == q->completed)
+			if (q->last_signaled || q->posted == q->completed)
 				continue;
 			n = 1;
 			force = true;

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Integration test of `ibpulse-probe run`'s command line on the host: a bad
+# value exits 2 naming the flag and its range, an unknown test or a missing
+# --peer exits 2, and a test that cannot run (no RDMA device here, or no
+# responder) exits 1 with valid JSON whose status is "error" and whose
+# error says why.
+#   test_run_cli.py PROBE
+import json
+import subprocess
+import sys
+
+
+def run(probe, *args):
+    p = subprocess.run([probe, "run", *args], capture_output=True, text=True,
+                       timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(cond, what, detail=""):
+    if not cond:
+        print("FAIL:", what, detail, file=sys.stderr)
+        sys.exit(1)
+    print("ok:", what)
+
+
+def main():
+    probe = sys.argv[1]
+    rc, out, err = run(probe, "write_bw", "--peer", "h", "--qps", "65")
+    expect(rc == 2 and "--qps" in err and "1..64" in err,
+           "bad --qps exits 2 naming the range", err)
+    rc, out, err = run(probe, "write_bw", "--peer", "h", "-D", "0.01")
+    expect(rc == 2 and "--duration" in err, "bad -D exits 2", err)
+    rc, out, err = run(probe, "write_bw", "--peer", "h", "--pkey", "0x8000")
+    expect(rc == 2 and "--pkey" in err, "P_Key 0x8000 refused", err)
+    rc, out, err = run(probe, "write_lat", "--peer", "h", "-D", "2")
+    expect(rc == 2 and "--duration" in err, "latency tests take --iters", err)
+    rc, out, err = run(probe, "nosuch_bw", "--peer", "h")
+    expect(rc == 2 and "write_bw" in err, "unknown test lists the tests", err)
+    rc, out, err = run(probe, "write_bw")
+    expect(rc == 2 and "--peer" in err, "missing --peer", err)
+    rc, out, err = run(probe, "write_bw", "--peer", "[::1", "--json")
+    expect(rc == 2 and "--peer" in err, "malformed --peer", err)
+
+    rc, out, err = run(probe, "write_bw", "--peer", "127.0.0.1:1", "--json",
+                       "--no-pin", "--timeout", "2")
+    doc = json.loads(out)
+    expect(rc == 1 and doc["status"] == "error" and doc["error"] and
+           doc["test"] == "write_bw" and doc["responder"] is None,
+           "a test that cannot run: exit 1, JSON status error: " +
+           doc.get("error", ""))
+
+
+main()
