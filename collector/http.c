@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "log.h"
 #include "report.h"
+#include "tdec.h"
 #include "writer.h"
 
 #include <arpa/inet.h>
@@ -30,10 +31,42 @@
 #define HTTP_REPORT_PATH "/api/v1/report"
 #define HTTP_HEALTH_PATH "/healthz"
 #define HTTP_HOSTS_PREFIX "/api/v1/hosts/"
-#define HTTP_RETIRE_SUFFIX "/retire"
 #define HTTP_RETRY_AFTER "5" /* seconds, on 503 */
 
-enum http_route { ROUTE_REPORT, ROUTE_HEALTH, ROUTE_RETIRE };
+enum http_route {
+	ROUTE_REPORT,
+	ROUTE_HEALTH,
+	ROUTE_RETIRE,
+	ROUTE_REGISTER,
+	ROUTE_PLAN,
+	ROUTE_RESULTS,
+	ROUTE_PAUSE,
+	ROUTE_RESUME,
+	ROUTE_COVERAGE,
+};
+
+/* Fixed paths: route, method, whether the admin token is needed. */
+static const struct {
+	const char *path, *method;
+	enum http_route route;
+	int admin;
+} http_paths[] = {
+	{HTTP_REPORT_PATH, MHD_HTTP_METHOD_POST, ROUTE_REPORT, 0},
+	{"/api/v1/register", MHD_HTTP_METHOD_POST, ROUTE_REGISTER, 0},
+	{"/api/v1/plan", MHD_HTTP_METHOD_GET, ROUTE_PLAN, 0},
+	{"/api/v1/results", MHD_HTTP_METHOD_POST, ROUTE_RESULTS, 0},
+	{"/api/v1/coverage", MHD_HTTP_METHOD_GET, ROUTE_COVERAGE, 1},
+};
+
+/* POST /api/v1/hosts/NAME/ACTION */
+static const struct {
+	const char *suffix;
+	enum http_route route;
+} http_host_actions[] = {
+	{"/retire", ROUTE_RETIRE},
+	{"/pause", ROUTE_PAUSE},
+	{"/resume", ROUTE_RESUME},
+};
 
 enum http_state {
 	REQ_BODY,     /* receiving the body */
@@ -60,6 +93,9 @@ struct http_req {
 	int too_big;
 	int counted; /* in http.suspended */
 	struct report *report;
+	struct treg *reg;
+	struct tresults *results;
+	int by_admin; /* pause/resume with the admin token */
 	struct writer_job job;
 };
 
@@ -91,6 +127,26 @@ static enum MHD_Result http_send(struct MHD_Connection *conn, unsigned status,
 	return ret;
 }
 
+/* 200 with the JSON text in *@text (taken over: *@text becomes NULL). */
+static enum MHD_Result http_send_text(struct MHD_Connection *conn, char **text)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (!*text)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(strlen(*text), *text,
+					       MHD_RESPMEM_MUST_FREE);
+	if (!resp)
+		return MHD_NO;
+	*text = NULL;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"application/json");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result http_error(struct MHD_Connection *conn, unsigned status,
 				  const char *msg)
 {
@@ -117,15 +173,15 @@ static enum MHD_Result http_bad_method(struct MHD_Connection *conn,
 
 /* ---- routing and early checks ---- */
 
-/* "/api/v1/hosts/NAME/retire": copy NAME into @name; -EINVAL otherwise. */
-static int http_retire_target(const char *url, char *name, size_t size)
+/* "/api/v1/hosts/NAME/@suffix": copy NAME into @name; -EINVAL otherwise. */
+static int http_host_target(const char *url, const char *suffix, char *name,
+			    size_t size)
 {
-	size_t plen = strlen(HTTP_HOSTS_PREFIX),
-	       slen = strlen(HTTP_RETIRE_SUFFIX);
+	size_t plen = strlen(HTTP_HOSTS_PREFIX), slen = strlen(suffix);
 	size_t len = strlen(url), n;
 
 	if (len <= plen + slen || strncmp(url, HTTP_HOSTS_PREFIX, plen) ||
-	    strcmp(url + len - slen, HTTP_RETIRE_SUFFIX))
+	    strcmp(url + len - slen, suffix))
 		return -EINVAL;
 	n = len - plen - slen;
 	if (n >= size || memchr(url + plen, '/', n))
@@ -133,6 +189,27 @@ static int http_retire_target(const char *url, char *name, size_t size)
 	memcpy(name, url + plen, n);
 	name[n] = '\0';
 	return 0;
+}
+
+/* Route @url; the method it takes in *@method. -ENOENT: no such path. */
+static int http_route_of(struct http_req *req, const char *url,
+			 const char **method)
+{
+	for (size_t i = 0; i < sizeof(http_paths) / sizeof(*http_paths); i++)
+		if (!strcmp(url, http_paths[i].path)) {
+			req->route = http_paths[i].route;
+			*method = http_paths[i].method;
+			return 0;
+		}
+	for (size_t i = 0;
+	     i < sizeof(http_host_actions) / sizeof(*http_host_actions); i++)
+		if (!http_host_target(url, http_host_actions[i].suffix,
+				      req->target, sizeof(req->target))) {
+			req->route = http_host_actions[i].route;
+			*method = MHD_HTTP_METHOD_POST;
+			return 0;
+		}
+	return -ENOENT;
 }
 
 static const char *http_bearer(struct MHD_Connection *conn, size_t *len)
@@ -150,14 +227,16 @@ static int http_authorize(struct http *h, struct http_req *req,
 	size_t len = 0;
 	const char *tok = http_bearer(req->conn, &len);
 
+	const char *admin = h->opts.admin_token;
+	int is_admin =
+		admin && tok && auth_equal(tok, len, admin, strlen(admin));
+
 	if (req->route == ROUTE_HEALTH)
 		return 0;
-	if (req->route == ROUTE_RETIRE) {
-		const char *admin = h->opts.admin_token;
-
+	if (req->route == ROUTE_RETIRE || req->route == ROUTE_COVERAGE) {
 		if (!admin)
 			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
-					  "the retire API is disabled (no "
+					  "the admin API is disabled (no "
 					  "admin_token configured)");
 		else if (!tok || !auth_equal(tok, len, admin, strlen(admin)))
 			*ret = http_error(
@@ -167,7 +246,23 @@ static int http_authorize(struct http *h, struct http_req *req,
 			return 0;
 		return -EACCES;
 	}
+	req->by_admin = is_admin;
+	if (is_admin &&
+	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME))
+		return 0;
 	req->token_host = tok ? auth_host(h->opts.auth, tok, len) : NULL;
+	if (req->token_host &&
+	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME) &&
+	    strcmp(req->token_host, req->target) != 0) {
+		char msg[320];
+
+		snprintf(msg, sizeof(msg),
+			 "the token is for host '%s', not '%s' (or use the "
+			 "admin token)",
+			 req->token_host, req->target);
+		*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN, msg);
+		return -EACCES;
+	}
 	if (req->token_host)
 		return 0;
 	*ret = http_error(req->conn, MHD_HTTP_UNAUTHORIZED,
@@ -205,8 +300,8 @@ static enum MHD_Result http_begin(struct http *h, struct MHD_Connection *conn,
 				  void **con_cls)
 {
 	struct http_req *req = calloc(1, sizeof(*req));
-	int post = !strcmp(method, MHD_HTTP_METHOD_POST);
 	enum MHD_Result ret = MHD_YES;
+	const char *want = NULL;
 
 	if (!req)
 		return MHD_NO;
@@ -215,19 +310,14 @@ static enum MHD_Result http_begin(struct http *h, struct MHD_Connection *conn,
 	buf_init(&req->body, h->opts.max_body_bytes);
 	*con_cls = req; /* freed by http_completed whatever happens next */
 	req->state = REQ_REJECTED;
-	if (!strcmp(url, HTTP_REPORT_PATH)) {
-		req->route = ROUTE_REPORT;
-		if (!post)
-			return http_bad_method(conn, MHD_HTTP_METHOD_POST);
-	} else if (!strcmp(url, HTTP_HEALTH_PATH)) {
+	if (!strcmp(url, HTTP_HEALTH_PATH)) {
 		req->route = ROUTE_HEALTH;
 		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 		    strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return http_bad_method(conn, "GET, HEAD");
-	} else if (!http_retire_target(url, req->target, sizeof(req->target))) {
-		req->route = ROUTE_RETIRE;
-		if (!post)
-			return http_bad_method(conn, MHD_HTTP_METHOD_POST);
+	} else if (!http_route_of(req, url, &want)) {
+		if (strcmp(method, want))
+			return http_bad_method(conn, want);
 	} else {
 		return http_error(conn, MHD_HTTP_NOT_FOUND, "no such endpoint");
 	}
@@ -254,7 +344,11 @@ static enum MHD_Result http_submit(struct http_req *req, enum writer_kind kind)
 {
 	req->job.kind = kind;
 	req->job.report = req->report;
-	req->job.host = req->target;
+	req->job.reg = req->reg;
+	req->job.results = req->results;
+	req->job.host = kind == WRITER_PLAN ? req->token_host : req->target;
+	req->job.flag = req->route == ROUTE_PAUSE;
+	req->job.by_admin = req->by_admin;
 	req->job.done = http_job_done;
 	req->job.arg = req;
 	req->state = REQ_WAITING;
@@ -277,7 +371,7 @@ static enum MHD_Result http_answer(struct http_req *req)
 
 	if (job->status == -EINVAL) {
 		snprintf(msg, sizeof(msg),
-			 "the database refuses the report: %s",
+			 "the database refuses the request: %s",
 			 job->error[0] ? job->error : "constraint failed");
 		return http_error(conn, MHD_HTTP_BAD_REQUEST, msg);
 	}
@@ -285,6 +379,9 @@ static enum MHD_Result http_answer(struct http_req *req)
 		snprintf(msg, sizeof(msg), "unknown host '%s'", req->target);
 		return http_error(conn, MHD_HTTP_NOT_FOUND, msg);
 	}
+	if (job->status == -ENOTSUP)
+		return http_error(conn, MHD_HTTP_NOT_FOUND,
+				  "test planning is not enabled");
 	if (job->status)
 		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  job->status == -ESHUTDOWN
@@ -300,11 +397,82 @@ static enum MHD_Result http_answer(struct http_req *req)
 		return http_send(conn, MHD_HTTP_OK,
 				 json_pack("{s:s}", "retired", req->target),
 				 NULL, NULL);
+	case ROUTE_REGISTER:
+	case ROUTE_PLAN:
+	case ROUTE_COVERAGE:
+		return http_send_text(conn, &job->answer);
+	case ROUTE_RESULTS:
+		return http_send(conn, MHD_HTTP_OK,
+				 json_pack("{s:I, s:I}", "stored",
+					   (json_int_t)job->stored,
+					   "duplicates",
+					   (json_int_t)job->duplicates),
+				 NULL, NULL);
+	case ROUTE_PAUSE:
+	case ROUTE_RESUME:
+		return http_send(conn, MHD_HTTP_OK,
+				 json_pack("{s:s, s:b}", "host", req->target,
+					   "paused", req->route == ROUTE_PAUSE),
+				 NULL, NULL);
 	case ROUTE_HEALTH:
 		break;
 	}
 	return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"),
 			 NULL, NULL);
+}
+
+/* 403 unless the body's host is the token's. */
+static int http_same_host(struct http_req *req, const char *host,
+			  enum MHD_Result *ret)
+{
+	char msg[320];
+
+	if (!strcmp(host, req->token_host))
+		return 1;
+	snprintf(msg, sizeof(msg),
+		 "host: the token is for host '%s', the body is for '%s'",
+		 req->token_host, host);
+	*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN, msg);
+	return 0;
+}
+
+/* The test API: register, plan, results, pause/resume, coverage. */
+static enum MHD_Result http_process_tests(struct http *h, struct http_req *req)
+{
+	const char *body = req->body.data ? req->body.data : "";
+	enum MHD_Result ret = MHD_YES;
+	char err[256];
+	int rc;
+
+	(void)h;
+	switch (req->route) {
+	case ROUTE_REGISTER:
+		rc = tdec_register(body, req->body.len, &req->reg, err,
+				   sizeof(err));
+		if (rc)
+			return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
+		if (!http_same_host(req, req->reg->host, &ret))
+			return ret;
+		return http_submit(req, WRITER_REGISTER);
+	case ROUTE_RESULTS:
+		rc = tdec_results(body, req->body.len, &req->results, err,
+				  sizeof(err));
+		if (rc)
+			return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
+		if (!http_same_host(req, req->results->host, &ret))
+			return ret;
+		return http_submit(req, WRITER_RESULTS);
+	case ROUTE_PLAN:
+		return http_submit(req, WRITER_PLAN);
+	case ROUTE_PAUSE:
+	case ROUTE_RESUME:
+		return http_submit(req, WRITER_PAUSE);
+	case ROUTE_COVERAGE:
+		return http_submit(req, WRITER_COVERAGE);
+	default:
+		return http_error(req->conn, MHD_HTTP_NOT_FOUND,
+				  "no such endpoint");
+	}
 }
 
 /* The whole body is in: validate and submit. */
@@ -318,6 +486,8 @@ static enum MHD_Result http_process(struct http *h, struct http_req *req)
 		return http_submit(req, WRITER_HEALTH);
 	if (req->route == ROUTE_RETIRE)
 		return http_submit(req, WRITER_RETIRE);
+	if (req->route != ROUTE_REPORT)
+		return http_process_tests(h, req);
 	if (report_decode(req->body.data ? req->body.data : "", req->body.len,
 			  &req->report, err, sizeof(err)))
 		return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
@@ -382,6 +552,9 @@ static void http_completed(void *cls, struct MHD_Connection *conn,
 	if (req->counted)
 		atomic_fetch_sub(&req->http->suspended, 1);
 	report_free(req->report);
+	tdec_register_free(req->reg);
+	tdec_results_free(req->results);
+	free(req->job.answer);
 	buf_free(&req->body);
 	free(req);
 	*con_cls = NULL;

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "http.h"
 #include "log.h"
+#include "plansvc.h"
 #include "settings.h"
 #include "store.h"
 #include "writer.h"
@@ -301,10 +302,27 @@ static int serve(struct cli *c)
 		.auth = s->auth,
 		.admin_token = s->admin_token,
 	};
+	struct plansvc_opts po = {
+		.planner =
+			{
+				.period = (double)s->plan_period,
+				.full_mesh_below = (unsigned)s->full_mesh_below,
+				.duty_cycle = s->duty_cycle,
+				.slot_seconds = s->slot_seconds,
+				.profiles = s->plan_profiles,
+				.n_profiles = s->n_plan_profiles,
+				.cross_rail = s->cross_rail,
+				.host_exclusive = s->host_exclusive,
+			},
+		.group_label = s->group_label,
+		.rail_label = s->rail_label,
+		.replan_interval = (double)s->replan_interval,
+	};
 	struct writer_opts wo = {
 		.max_batch_rows = s->max_batch_rows,
 		.checkpoint_interval = s->checkpoint_interval,
 	};
+	struct plansvc *ps = NULL;
 	char *cert = NULL, *key = NULL;
 	struct store *st = NULL;
 	struct writer *w = NULL;
@@ -324,6 +342,9 @@ static int serve(struct cli *c)
 	if (!ret)
 		ret = open_store(s, &st);
 	if (!ret)
+		ret = plansvc_new(&po, &ps);
+	wo.plans = ps;
+	if (!ret)
 		ret = writer_new(st, &wo, &w);
 	if (!ret)
 		ret = http_new(&ho, w, &h);
@@ -339,6 +360,7 @@ static int serve(struct cli *c)
 	}
 	http_free(h);
 	writer_free(w);
+	plansvc_free(ps);
 	store_close(st);
 	free(cert);
 	free(key);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define S(f) offsetof(struct collector_settings, f)
@@ -67,6 +68,25 @@ const struct conf_opt collector_conf_opts[] = {
 	 "file of \"host token\" lines, added to the [tokens] section"},
 	{"collector", "log_level", CONF_STR, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
+	{"planner", "period", CONF_INT, S(plan_period), "3600", 10, 604800,
+	 "seconds: every active port and group pair is tested once per "
+	 "period"},
+	{"planner", "group_label", CONF_STR, S(group_label), "leaf", 0, 0,
+	 "probe label whose values are the groups (leaf switch, pod...)"},
+	{"planner", "rail_label", CONF_STR, S(rail_label), NULL, 0, 0,
+	 "probe label naming its rail (unset: a port's index on its host)"},
+	{"planner", "full_mesh_below", CONF_INT, S(full_mesh_below), "16", 0,
+	 100000, "with fewer probes than this, test every pair of ports"},
+	{"planner", "duty_cycle", CONF_DOUBLE, S(duty_cycle), "0.05", 0.001, 1,
+	 "share of the period a port may spend in tests"},
+	{"planner", "slot_seconds", CONF_DOUBLE, S(slot_seconds), "30", 1, 3600,
+	 "length of a test slot (a profile may take several)"},
+	{"planner", "cross_rail", CONF_BOOL, S(cross_rail), "false", 0, 0,
+	 "also pair ports of different rails"},
+	{"planner", "host_exclusive", CONF_BOOL, S(host_exclusive), "true", 0,
+	 0, "a probe takes part in one test at a time (else one per port)"},
+	{"planner", "replan_interval", CONF_INT, S(replan_interval), "60", 0,
+	 86400, "seconds between replans when registrations or pauses change"},
 	{0}};
 
 int settings_init(struct collector_settings *s)
@@ -80,11 +100,43 @@ int settings_init(struct collector_settings *s)
 	return auth_new(&s->auth);
 }
 
+/* [planner_profiles] NAME = seconds */
+static int settings_profile(struct collector_settings *s, const char *name,
+			    const char *value, char *err, size_t errlen)
+{
+	struct planner_profile *p;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (errno || end == value || *end || !(v >= 1 && v <= 86400)) {
+		snprintf(err, errlen,
+			 "[planner_profiles] %s: '%s' is not a number of "
+			 "seconds in [1, 86400]",
+			 name, value);
+		return -EINVAL;
+	}
+	p = realloc(s->plan_profiles,
+		    (s->n_plan_profiles + 1) * sizeof(*s->plan_profiles));
+	if (!p)
+		return -ENOMEM;
+	s->plan_profiles = p;
+	p[s->n_plan_profiles].name = strdup(name);
+	p[s->n_plan_profiles].seconds = v;
+	if (!p[s->n_plan_profiles].name)
+		return -ENOMEM;
+	s->n_plan_profiles++;
+	return 0;
+}
+
 static int settings_extra(void *obj, const char *section, const char *name,
 			  const char *value, char *err, size_t errlen)
 {
 	struct collector_settings *s = obj;
 
+	if (!strcmp(section, "planner_profiles"))
+		return settings_profile(s, name, value, err, errlen);
 	if (strcmp(section, "tokens") != 0) {
 		snprintf(err, errlen, "unknown section [%s]", section);
 		return -EINVAL;
@@ -137,6 +189,11 @@ int settings_check(const struct collector_settings *s, char *err, size_t errlen)
 void settings_print(const struct collector_settings *s, FILE *f)
 {
 	conf_print(collector_conf_opts, s, f);
+	fprintf(f, "\n[planner_profiles]\n# profile = slot seconds (none: "
+		   "every registered profile, slot_seconds each)\n");
+	for (size_t i = 0; i < s->n_plan_profiles; i++)
+		fprintf(f, "%s = %g\n", s->plan_profiles[i].name,
+			s->plan_profiles[i].seconds);
 	fprintf(f, "\n[tokens]\n# host = token (%zu loaded; not printed)\n",
 		auth_count(s->auth));
 }
@@ -146,6 +203,11 @@ void settings_free(struct collector_settings *s)
 	if (!s)
 		return;
 	conf_free(collector_conf_opts, s);
+	for (size_t i = 0; i < s->n_plan_profiles; i++)
+		free((char *)s->plan_profiles[i].name);
+	free(s->plan_profiles);
+	s->plan_profiles = NULL;
+	s->n_plan_profiles = 0;
 	auth_free(s->auth);
 	s->auth = NULL;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "conf.h"
+#include "planner.h"
 
 struct auth;
 
@@ -36,6 +37,16 @@ struct collector_settings {
 	char *tokens_file;
 	char *log_level;
 	struct auth *auth; /* from [tokens] and tokens_file */
+	/* [planner]: the test plan (docs/collector.md, "Test plan") */
+	long long plan_period; /* seconds */
+	char *group_label, *rail_label;
+	long long full_mesh_below; /* hosts */
+	double duty_cycle, slot_seconds;
+	int cross_rail, host_exclusive;
+	long long replan_interval; /* seconds */
+	/* [planner_profiles] NAME = seconds; names owned here */
+	struct planner_profile *plan_profiles;
+	size_t n_plan_profiles;
 };
 
 extern const struct conf_opt collector_conf_opts[];

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "map.h"
 #include "schema.h"
+#include "store_tests.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -214,6 +215,8 @@ int store_open(const struct store_opts *o, struct store **out)
 	if (!ret)
 		ret = store_prepare(st);
 	if (!ret)
+		ret = store_tests_prepare(st);
+	if (!ret)
 		ret = store_cache_new(st);
 	if (ret)
 		goto fail;
@@ -235,6 +238,7 @@ void store_close(struct store *st)
 	store_cache_free(st);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->sql[i]);
+	store_tests_finalize(st);
 	if (st->db && sqlite3_close(st->db) != SQLITE_OK)
 		log_err("store: close: %s", sqlite3_errmsg(st->db));
 	free(st->path);
@@ -321,7 +325,8 @@ void store_rollback(struct store *st)
 int store_retire(struct store *st, const char *host)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_HOST_DEL);
-	int rc;
+	size_t tests = 0;
+	int rc, ret;
 
 	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
@@ -329,7 +334,12 @@ int store_retire(struct store *st, const char *host)
 	if (rc != SQLITE_DONE)
 		return store_err(st, rc, "retire");
 	map_del(st->hosts, host);
-	if (sqlite3_changes(st->db) == 0)
+	rc = sqlite3_changes(st->db);
+	/* A probe may have registered without ever reporting counters. */
+	ret = store_tests_retire(st, host, &tests);
+	if (ret)
+		return ret;
+	if (rc == 0 && tests == 0)
 		return -ENOENT;
 	log_info("store: retired host %s", host);
 	return 0;

@@ -33,6 +33,33 @@ enum store_sql {
 	SQL_COUNT
 };
 
+/* Statements on the test tables (store_tests.c). */
+enum store_tsql {
+	TSQL_PROBE_UPSERT,
+	TSQL_LABEL_DEL,
+	TSQL_LABEL_INS,
+	TSQL_PORT_DEL,
+	TSQL_PORT_INS,
+	TSQL_RESULT_INS,
+	TSQL_PAIR_UPSERT,
+	TSQL_DROPPED_UPSERT,
+	TSQL_PAUSE_UPSERT,
+	TSQL_PAUSE_GET,
+	TSQL_PROBES_LOAD,
+	TSQL_PORTS_LOAD,
+	TSQL_PLAN_DEL,
+	TSQL_PLAN_INS,
+	TSQL_COVER_PAIRS,
+	TSQL_COVER_PORTS,
+	TSQL_RETIRE_PROBE,
+	TSQL_RETIRE_PAUSE,
+	TSQL_RETIRE_DROPPED,
+	TSQL_RETIRE_RESULTS,
+	TSQL_RETIRE_PAIRS,
+	TSQL_RETIRE_PLAN,
+	TSQL_COUNT
+};
+
 /* One counter as the database holds it. name == NULL: empty slot. */
 struct cache_series {
 	const char *name; /* interned in store.names */
@@ -67,6 +94,7 @@ struct store {
 	char *path, *wal_path;
 	sqlite3 *db;
 	sqlite3_stmt *sql[SQL_COUNT];
+	sqlite3_stmt *tsql[TSQL_COUNT]; /* store_tests.c */
 	int in_txn;
 	long long data_version; /* to notice other writers (retire CLI) */
 	struct map *hosts;	/* name -> struct cache_host */
@@ -79,6 +107,9 @@ struct store {
 int store_err(struct store *st, int rc, const char *what);
 /* Reset and clear bindings of a cached statement; returns it. */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sql which);
+
+/* The same for the test statements (store_tests.c). */
+sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which);
 
 int store_cache_new(struct store *st);
 void store_cache_drop(struct store *st);

@@ -16,26 +16,40 @@
 
 #include <stddef.h>
 
+struct plansvc;
 struct report;
+struct treg;
+struct tresults;
 struct writer;
 
 enum writer_kind {
-	WRITER_REPORT, /* store job->report */
-	WRITER_RETIRE, /* delete job->host */
-	WRITER_HEALTH, /* nothing: done() says whether a commit worked */
+	WRITER_REPORT,	 /* store job->report */
+	WRITER_RETIRE,	 /* delete job->host */
+	WRITER_HEALTH,	 /* nothing: done() says whether a commit worked */
+	WRITER_REGISTER, /* store job->reg; answer: its host's plan */
+	WRITER_PLAN,	 /* answer: job->host's plan */
+	WRITER_RESULTS,	 /* store job->results once per id */
+	WRITER_PAUSE,	 /* job->host paused (flag 1) or resumed (0) */
+	WRITER_COVERAGE, /* answer: the coverage view */
 };
 
 struct writer_job {
 	struct writer_job *next; /* queue link, the writer's */
 	enum writer_kind kind;
 	const struct report *report; /* owned by the submitter */
-	const char *host;	     /* WRITER_RETIRE, owned by the submitter */
-	size_t rows;		     /* set by writer_submit() */
+	const char *host; /* RETIRE, PLAN, PAUSE; owned by the submitter */
+	const struct treg *reg;		/* WRITER_REGISTER */
+	const struct tresults *results; /* WRITER_RESULTS */
+	int flag, by_admin;		/* WRITER_PAUSE */
+	size_t rows;			/* set by writer_submit() */
 	/* Results, set before done() is called. */
 	int status; /* 0; -ENOENT (retire of an unknown host); -EINVAL (the
 		     * rows break a constraint); other -errno: storage failed */
 	struct store_stats stats;
 	char error[160]; /* with -EINVAL: what the database refused */
+	char *answer;	 /* REGISTER, PLAN, COVERAGE: JSON text; the submitter
+			  * frees it (also when status is not 0) */
+	size_t stored, duplicates; /* WRITER_RESULTS */
 	/*
 	 * Called on the writer thread once the job's transaction committed or
 	 * failed; after it returns the writer never touches the job again.
@@ -47,6 +61,7 @@ struct writer_job {
 struct writer_opts {
 	long long max_batch_rows;
 	long long checkpoint_interval; /* seconds */
+	struct plansvc *plans;	       /* the test plan; owned by the caller */
 };
 
 /* Start the thread; it uses @st exclusively until writer_free(). */

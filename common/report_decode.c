@@ -327,7 +327,14 @@ static int dec_gids_pkeys(struct rdec *d, const json_t *o,
 
 		p->n_gids = i + 1;
 		ret = dec_gid(d, json_array_get(a, i), &p->gids[i]);
-		dec_pop(d, o2);
+		for (size_t j = 0; !ret && j < i; j++)
+			if (p->gids[j].index == p->gids[i].index) {
+				dec_key(d, "index");
+				ret = dec_fail(d, "duplicate index %u",
+					       p->gids[i].index);
+			}
+		if (!ret)
+			dec_pop(d, o2);
 	}
 	dec_pop(d, old);
 	if (ret)
@@ -340,9 +347,17 @@ static int dec_gids_pkeys(struct rdec *d, const json_t *o,
 
 		p->n_pkeys = i + 1;
 		ret = dec_pkey(d, json_array_get(a, i), &p->pkeys[i]);
-		dec_pop(d, o2);
+		for (size_t j = 0; !ret && j < i; j++)
+			if (p->pkeys[j].index == p->pkeys[i].index) {
+				dec_key(d, "index");
+				ret = dec_fail(d, "duplicate index %u",
+					       p->pkeys[i].index);
+			}
+		if (!ret)
+			dec_pop(d, o2);
 	}
-	dec_pop(d, old);
+	if (!ret)
+		dec_pop(d, old);
 	return ret;
 }
 

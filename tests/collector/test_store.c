@@ -97,14 +97,38 @@ static void write_file(const char *path, const char *text)
 	fclose(fp);
 }
 
-static void copy_001(const struct fixture *f)
+/* The shipped schema files into the fixture's own schema directory. */
+static void copy_schema(const struct fixture *f)
 {
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
-		 "mkdir -p '%s' && cp '%s/001_init.sql' '%s/'", f->schema,
-		 SCHEMA_DIR, f->schema);
+		 "mkdir -p '%s' && cp '%s/001_init.sql' '%s/002_tests.sql' "
+		 "'%s/'",
+		 f->schema, SCHEMA_DIR, SCHEMA_DIR, f->schema);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* A version-1 database, as the previous release left it. */
+static void make_v1(const struct fixture *f)
+{
+	char path[512], *sql;
+	FILE *fp;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/001_init.sql", SCHEMA_DIR);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	sql = calloc(1, (size_t)n + 1);
+	assert_non_null(sql);
+	assert_int_equal(fread(sql, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	exec(f, sql);
+	free(sql);
+	exec(f, "PRAGMA user_version = 1");
 }
 
 static void test_migrate_from_empty(void **state)
@@ -113,14 +137,20 @@ static void test_migrate_from_empty(void **state)
 	struct store *st;
 
 	assert_int_equal(store_open(&f->opts, &st), 0);
-	assert_int_equal(store_schema_version(st), 1);
+	assert_int_equal(store_schema_version(st), 2);
 	store_close(st);
-	assert_int_equal(q(f, "PRAGMA user_version"), 1);
+	assert_int_equal(q(f, "PRAGMA user_version"), 2);
 	assert_int_equal(q(f,
 			   "SELECT count(*) FROM sqlite_master WHERE name IN "
 			   "('host', 'device', 'port', 'port_gid', "
 			   "'port_pkey', 'series', 'sample')"),
 			 7);
+	assert_int_equal(q(f,
+			   "SELECT count(*) FROM sqlite_master WHERE name IN "
+			   "('probe', 'probe_label', 'probe_port', "
+			   "'host_pause', 'probe_dropped', 'result', "
+			   "'plan_entry', 'pair_seen')"),
+			 8);
 	/* Opening again applies nothing and keeps the data. */
 	exec(f, "INSERT INTO host (name, first_seen, last_report) "
 		"VALUES ('a', 1, 1)");
@@ -135,20 +165,24 @@ static void test_migrate_from_previous(void **state)
 	char path[256];
 	struct store *st;
 
-	copy_001(f);
-	f->opts.schema_dir = f->schema;
-	assert_int_equal(store_open(&f->opts, &st), 0);
-	store_close(st);
+	/* A version-1 database with data is upgraded to 2. */
+	make_v1(f);
 	exec(f, "INSERT INTO host (name, first_seen, last_report) "
 		"VALUES ('a', 1, 1)");
+	copy_schema(f);
+	f->opts.schema_dir = f->schema;
+	assert_int_equal(store_open(&f->opts, &st), 0);
+	assert_int_equal(store_schema_version(st), 2);
+	store_close(st);
+	assert_int_equal(q(f, "SELECT count(*) FROM host"), 1);
 	/* A later file appears: only it is applied, the data stays. */
-	snprintf(path, sizeof(path), "%s/002_extra.sql", f->schema);
+	snprintf(path, sizeof(path), "%s/003_extra.sql", f->schema);
 	write_file(path, "CREATE TABLE extra (x INTEGER);\n"
 			 "INSERT INTO extra SELECT id FROM host;\n");
 	snprintf(path, sizeof(path), "%s/README", f->schema);
 	write_file(path, "not a schema file\n");
 	assert_int_equal(store_open(&f->opts, &st), 0);
-	assert_int_equal(store_schema_version(st), 2);
+	assert_int_equal(store_schema_version(st), 3);
 	store_close(st);
 	assert_int_equal(q(f, "SELECT count(*) FROM extra"), 1);
 	assert_int_equal(q(f, "SELECT count(*) FROM host"), 1);
@@ -160,13 +194,13 @@ static void test_migrate_failure_is_atomic(void **state)
 	char path[256];
 	struct store *st;
 
-	copy_001(f);
-	snprintf(path, sizeof(path), "%s/002_bad.sql", f->schema);
+	copy_schema(f);
+	snprintf(path, sizeof(path), "%s/003_bad.sql", f->schema);
 	write_file(path, "CREATE TABLE half (x INTEGER);\nTHIS IS NOT SQL;\n");
 	f->opts.schema_dir = f->schema;
 	assert_int_equal(store_open(&f->opts, &st), -EIO);
-	/* 001 went in, 002 did not, not even its first statement. */
-	assert_int_equal(q(f, "PRAGMA user_version"), 1);
+	/* 001 and 002 went in, 003 did not, not even its first statement. */
+	assert_int_equal(q(f, "PRAGMA user_version"), 2);
 	assert_int_equal(
 		q(f, "SELECT count(*) FROM sqlite_master WHERE name = 'half'"),
 		0);
@@ -192,7 +226,7 @@ static void test_duplicate_version(void **state)
 	char path[256];
 	struct store *st;
 
-	copy_001(f);
+	copy_schema(f);
 	snprintf(path, sizeof(path), "%s/001_again.sql", f->schema);
 	write_file(path, "SELECT 1;\n");
 	f->opts.schema_dir = f->schema;

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The test planner (planner.h). Three passes make a list of candidate
+ * pairs (a rotating matching per class, one pair per uncovered group pair,
+ * the full mesh of small fabrics), then a list scheduler gives each pair
+ * a profile and the first free run of rounds, from a pseudo-random start
+ * so tests spread over the period, under the per-port duty budget. All
+ * randomness comes from the period number: the plan is deterministic.
+ */
+#include "planner.h"
+#include "map.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLANNER_SCAN 8	      /* look-ahead for an unmatched partner */
+#define PLANNER_FALLBACK 4096 /* partners tried for a leftover port */
+#define PLANNER_TRIES 4	      /* members tried per side of a group pair */
+#define PLANNER_MAX_CANDS 64  /* profiles common to one pair */
+
+struct pnode {
+	uint32_t probe, port, cls, grp;
+	uint64_t order; /* this period's random rank in its class */
+};
+
+struct pedge {
+	uint32_t u, v; /* node indexes */
+};
+
+/* A set of non-zero 64-bit keys, open addressing. */
+struct pset {
+	uint64_t *k;
+	size_t cap, n;
+};
+
+struct pctx {
+	const struct planner_opts *o;
+	const struct planner_probe *pr;
+	size_t n_probes;
+	uint64_t seed;
+	struct pnode *nodes;
+	size_t n_nodes, n_classes, n_groups;
+	uint32_t *members; /* node indexes sorted by (class, order) */
+	size_t *class_off; /* n_classes + 1 offsets into members */
+	struct pedge *edges;
+	size_t n_edges, cap_edges;
+	uint32_t *deg;
+	struct pset pairs, gp_possible, gp_covered, gp_placed;
+	/* scheduling */
+	unsigned rounds, first_round, words, max_used;
+	uint64_t *busy; /* per resource, words each */
+	unsigned *used; /* rounds per node */
+	struct planner_plan *plan;
+	size_t cap_tests;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash2(uint64_t a, uint64_t b)
+{
+	return mix64(a ^ mix64(b));
+}
+
+static uint64_t hstr(const char *s, uint64_t h)
+{
+	return map_hash(s ? s : "", s ? strlen(s) : 0, h);
+}
+
+/* 1 added, 0 present, -ENOMEM. */
+static int pset_add(struct pset *s, uint64_t key)
+{
+	size_t i;
+
+	key = key ? key : 1;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *k = calloc(cap, sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		for (size_t j = 0; j < s->cap; j++)
+			for (i = mix64(s->k[j]) & (cap - 1); s->k[j];
+			     i = (i + 1) & (cap - 1))
+				if (!k[i]) {
+					k[i] = s->k[j];
+					break;
+				}
+		free(s->k);
+		s->k = k;
+		s->cap = cap;
+	}
+	for (i = mix64(key) & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
+		if (s->k[i] == key)
+			return 0;
+	s->k[i] = key;
+	s->n++;
+	return 1;
+}
+
+static int pset_has(const struct pset *s, uint64_t key)
+{
+	key = key ? key : 1;
+	if (!s->cap)
+		return 0;
+	for (size_t i = mix64(key) & (s->cap - 1); s->k[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->k[i] == key)
+			return 1;
+	return 0;
+}
+
+static uint64_t pair_key(uint32_t u, uint32_t v)
+{
+	return u < v ? ((uint64_t)u << 32 | v) + 1
+		     : ((uint64_t)v << 32 | u) + 1;
+}
+
+int planner_pkeys_ok(const uint16_t *a, size_t na, const uint16_t *b, size_t nb)
+{
+	if (!na || !nb)
+		return 1;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			if ((a[i] & 0x7fff) == (b[j] & 0x7fff) &&
+			    (a[i] & 0x7fff) && ((a[i] | b[j]) & 0x8000))
+				return 1;
+	return 0;
+}
+
+const char *planner_port_rail(const struct planner_probe *p, size_t idx,
+			      char *buf, size_t len)
+{
+	if (p->rail)
+		return p->rail;
+	snprintf(buf, len, "%zu", idx);
+	return buf;
+}
+
+/* ---- nodes, classes, groups ---- */
+
+static int pc_intern(struct map *m, const char *key, size_t *n, uint32_t *id)
+{
+	void *v = map_get(m, key);
+
+	if (!v) {
+		v = (void *)(uintptr_t)(++*n);
+		if (map_put(m, key, v))
+			return -ENOMEM;
+	}
+	*id = (uint32_t)((uintptr_t)v - 1);
+	return 0;
+}
+
+static int pc_node(struct pctx *c, struct map *cls, struct map *grp, uint32_t i,
+		   uint32_t j)
+{
+	const struct planner_probe *p = &c->pr[i];
+	const struct planner_port *pt = &p->ports[j];
+	struct pnode *nd = &c->nodes[c->n_nodes];
+	char key[512], rb[24];
+	int ret;
+
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s",
+		 c->o->cross_rail ? ""
+				  : planner_port_rail(p, j, rb, sizeof(rb)),
+		 pt->link_layer ? pt->link_layer : "",
+		 pt->subnet_prefix ? pt->subnet_prefix : "");
+	nd->probe = i;
+	nd->port = j;
+	ret = pc_intern(cls, key, &c->n_classes, &nd->cls);
+	if (!ret)
+		ret = pc_intern(grp, p->group ? p->group : "", &c->n_groups,
+				&nd->grp);
+	nd->order = hstr(pt->device, hash2(c->seed, hstr(p->host, pt->port)));
+	c->n_nodes++;
+	return ret;
+}
+
+static int pc_cmp_member(const void *x, const void *y, void *arg)
+{
+	const struct pnode *n = arg;
+	const struct pnode *a = &n[*(const uint32_t *)x],
+			   *b = &n[*(const uint32_t *)y];
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+static int pc_nodes(struct pctx *c)
+{
+	struct map *cls = NULL, *grp = NULL;
+	size_t total = 0;
+	int ret = map_new(NULL, &cls);
+
+	if (!ret)
+		ret = map_new(NULL, &grp);
+	for (size_t i = 0; i < c->n_probes; i++)
+		total += c->pr[i].n_ports;
+	c->nodes = calloc(total + 1, sizeof(*c->nodes));
+	c->members = calloc(total + 1, sizeof(*c->members));
+	c->deg = calloc(total + 1, sizeof(*c->deg));
+	if (!ret && (!c->nodes || !c->members || !c->deg))
+		ret = -ENOMEM;
+	for (uint32_t i = 0; !ret && i < c->n_probes; i++)
+		for (uint32_t j = 0; !ret && j < c->pr[i].n_ports; j++)
+			if (c->pr[i].ports[j].state == 4)
+				ret = pc_node(c, cls, grp, i, j);
+	map_free(cls);
+	map_free(grp);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < c->n_nodes; i++)
+		c->members[i] = i;
+	qsort_r(c->members, c->n_nodes, sizeof(*c->members), pc_cmp_member,
+		c->nodes);
+	c->class_off = calloc(c->n_classes + 1, sizeof(*c->class_off));
+	if (!c->class_off)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_nodes; i++)
+		c->class_off[c->nodes[i].cls + 1]++;
+	for (size_t k = 0; k < c->n_classes; k++)
+		c->class_off[k + 1] += c->class_off[k];
+	return 0;
+}
+
+/* ---- candidate pairs ---- */
+
+static int pc_ok(const struct pctx *c, uint32_t u, uint32_t v)
+{
+	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
+	const struct planner_port *pa = &c->pr[a->probe].ports[a->port];
+	const struct planner_port *pb = &c->pr[b->probe].ports[b->port];
+
+	return a->probe != b->probe &&
+	       planner_pkeys_ok(pa->pkeys, pa->n_pkeys, pb->pkeys, pb->n_pkeys);
+}
+
+static uint64_t gp_key(uint32_t g, uint32_t h)
+{
+	return pair_key(g, h);
+}
+
+/* Add the pair (u, v) unless known; 1 added, 0 known, -ENOMEM. */
+static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
+{
+	int ret = pset_add(&c->pairs, pair_key(u, v));
+
+	if (ret <= 0)
+		return ret;
+	if (c->n_edges == c->cap_edges) {
+		size_t cap = c->cap_edges ? c->cap_edges * 2 : 1024;
+		struct pedge *e = realloc(c->edges, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		c->edges = e;
+		c->cap_edges = cap;
+	}
+	c->edges[c->n_edges++] = (struct pedge){u, v};
+	c->deg[u]++;
+	c->deg[v]++;
+	if (c->nodes[u].grp != c->nodes[v].grp &&
+	    pset_add(&c->gp_covered, gp_key(c->nodes[u].grp, c->nodes[v].grp)) <
+		    0)
+		return -ENOMEM;
+	return 1;
+}
+
+/* Goal 1: a matching of each class in this period's random order. */
+static int pc_match(struct pctx *c, const uint32_t *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = m[i];
+		int ret = 0;
+
+		if (c->deg[u])
+			continue;
+		for (size_t j = i + 1; !ret && j < n && j <= i + PLANNER_SCAN;
+		     j++)
+			if (!c->deg[m[j]] && pc_ok(c, u, m[j]))
+				ret = pc_edge(c, u, m[j]);
+		/* Nobody free nearby: a second test for someone. */
+		for (size_t t = 1; !ret && t < n && t <= PLANNER_FALLBACK; t++)
+			if (pc_ok(c, u, m[(i + t) % n]))
+				ret = pc_edge(c, u, m[(i + t) % n]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int pc_cmp_grp(const void *x, const void *y, void *arg)
+{
+	const struct pnode *n = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (n[a].grp != n[b].grp)
+		return n[a].grp < n[b].grp ? -1 : 1;
+	return n[a].order < n[b].order ? -1 : n[a].order > n[b].order;
+}
+
+/* One test for the group pair (g: @ga[0..na), h: @gb[0..nb)). */
+static int pc_group_pair(struct pctx *c, const uint32_t *ga, size_t na,
+			 size_t *cura, const uint32_t *gb, size_t nb,
+			 size_t *curb)
+{
+	for (size_t s = 0; s < PLANNER_TRIES * PLANNER_TRIES; s++) {
+		uint32_t u = ga[(*cura + s / PLANNER_TRIES) % na];
+		uint32_t v = gb[(*curb + s % PLANNER_TRIES) % nb];
+
+		if (pc_ok(c, u, v)) {
+			(*cura)++;
+			(*curb)++;
+			return pc_edge(c, u, v) < 0 ? -ENOMEM : 0;
+		}
+	}
+	return 0;
+}
+
+/* Goal 2 within one class: its members, sorted by group, in @tmp. */
+static int pc_groups(struct pctx *c, uint32_t *tmp, size_t n)
+{
+	size_t start[PLANNER_MAX_GROUPS + 1], cur[PLANNER_MAX_GROUPS];
+	size_t ng = 0;
+	int ret = 0;
+
+	qsort_r(tmp, n, sizeof(*tmp), pc_cmp_grp, c->nodes);
+	for (size_t i = 0; i < n; i++)
+		if (!i || c->nodes[tmp[i]].grp != c->nodes[tmp[i - 1]].grp) {
+			if (ng == PLANNER_MAX_GROUPS)
+				return 0; /* too many groups: goal 1 only */
+			start[ng++] = i;
+		}
+	start[ng] = n;
+	for (size_t g = 0; g < ng; g++)
+		cur[g] = hash2(c->seed, c->nodes[tmp[start[g]]].grp) %
+			 (start[g + 1] - start[g]);
+	for (size_t g = 0; !ret && g < ng; g++)
+		for (size_t h = g + 1; !ret && h < ng; h++) {
+			uint64_t k = gp_key(c->nodes[tmp[start[g]]].grp,
+					    c->nodes[tmp[start[h]]].grp);
+
+			ret = pset_add(&c->gp_possible, k) < 0 ? -ENOMEM : 0;
+			if (ret || pset_has(&c->gp_covered, k))
+				continue;
+			ret = pc_group_pair(c, tmp + start[g],
+					    start[g + 1] - start[g], &cur[g],
+					    tmp + start[h],
+					    start[h + 1] - start[h], &cur[h]);
+		}
+	return ret;
+}
+
+/* Goal 3: every pair of the class. */
+static int pc_mesh(struct pctx *c, const uint32_t *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (pc_ok(c, m[i], m[j]) && pc_edge(c, m[i], m[j]) < 0)
+				return -ENOMEM;
+	return 0;
+}
+
+static int pc_candidates(struct pctx *c)
+{
+	uint32_t *tmp = calloc(c->n_nodes + 1, sizeof(*tmp));
+	int mesh = c->n_probes < c->o->full_mesh_below;
+	int ret = tmp ? 0 : -ENOMEM;
+
+	for (size_t k = 0; !ret && k < c->n_classes; k++)
+		ret = pc_match(c, c->members + c->class_off[k],
+			       c->class_off[k + 1] - c->class_off[k]);
+	for (size_t k = 0; !ret && k < c->n_classes; k++) {
+		size_t n = c->class_off[k + 1] - c->class_off[k];
+
+		memcpy(tmp, c->members + c->class_off[k], n * sizeof(*tmp));
+		ret = pc_groups(c, tmp, n);
+	}
+	for (size_t k = 0; !ret && mesh && k < c->n_classes; k++)
+		ret = pc_mesh(c, c->members + c->class_off[k],
+			      c->class_off[k + 1] - c->class_off[k]);
+	free(tmp);
+	return ret;
+}
+
+/* ---- scheduling ---- */
+
+/* The profile of the pair (a, b) and its length; NULL: none in common. */
+static const char *pc_profile(struct pctx *c, const struct planner_probe *a,
+			      const struct planner_probe *b, uint64_t h,
+			      double *secs)
+{
+	const char *cand[PLANNER_MAX_CANDS];
+	double len[PLANNER_MAX_CANDS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_profiles && n < PLANNER_MAX_CANDS; i++) {
+		const char *name = a->profiles[i];
+		double s = c->o->slot_seconds;
+		int ok = !c->o->n_profiles, has = 0;
+
+		for (size_t k = 0; k < c->o->n_profiles; k++)
+			if (!strcmp(c->o->profiles[k].name, name)) {
+				ok = 1;
+				s = c->o->profiles[k].seconds;
+			}
+		for (size_t j = 0; ok && !has && j < b->n_profiles; j++)
+			has = !strcmp(b->profiles[j], name);
+		if (ok && has) {
+			cand[n] = name;
+			len[n++] = s;
+		}
+	}
+	if (!n)
+		return NULL;
+	*secs = len[h % n];
+	return cand[h % n];
+}
+
+static int pc_free(const struct pctx *c, const uint32_t *res, size_t nres,
+		   unsigned s, unsigned k)
+{
+	for (size_t r = 0; r < nres; r++) {
+		const uint64_t *b = c->busy + (size_t)res[r] * c->words;
+
+		for (unsigned x = s; x < s + k; x++)
+			if (b[x / 64] & (1ULL << (x % 64)))
+				return 0;
+	}
+	return 1;
+}
+
+/* The first run of @k free rounds from a start drawn from @h; -1: none. */
+static int pc_slot(const struct pctx *c, const uint32_t *res, size_t nres,
+		   unsigned k, uint64_t h)
+{
+	unsigned span;
+
+	if (c->first_round + k > c->rounds)
+		return -1;
+	span = c->rounds - c->first_round - k + 1;
+	for (unsigned t = 0; t < span; t++) {
+		unsigned s = c->first_round + (unsigned)((h + t) % span);
+
+		if (pc_free(c, res, nres, s, k))
+			return (int)s;
+	}
+	return -1;
+}
+
+static int pc_place(struct pctx *c, const struct pedge *e)
+{
+	uint64_t h = hash2(c->seed, pair_key(e->u, e->v));
+	uint32_t u = (h & 1) ? e->v : e->u, v = (h & 1) ? e->u : e->v;
+	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
+	uint32_t res[4] = {u, v, (uint32_t)c->n_nodes + a->probe,
+			   (uint32_t)c->n_nodes + b->probe};
+	struct planner_test *t;
+	double secs = 0, rs = c->plan->round_seconds;
+	const char *prof = pc_profile(c, &c->pr[a->probe], &c->pr[b->probe],
+				      h >> 1, &secs);
+	unsigned k;
+	int s;
+
+	if (!prof)
+		return 0;
+	k = (unsigned)ceil(secs / rs - 1e-9);
+	k = k ? k : 1;
+	s = c->used[u] + k > c->max_used || c->used[v] + k > c->max_used
+		    ? -1
+		    : pc_slot(c, res, c->o->host_exclusive ? 4 : 2, k, h >> 8);
+	if (s < 0) {
+		c->plan->unplaced++;
+		return 0;
+	}
+	for (size_t r = 0; r < (c->o->host_exclusive ? 4u : 2u); r++)
+		for (unsigned x = (unsigned)s; x < (unsigned)s + k; x++)
+			c->busy[(size_t)res[r] * c->words + x / 64] |=
+				1ULL << (x % 64);
+	c->used[u] += k;
+	c->used[v] += k;
+	if (a->grp != b->grp &&
+	    pset_add(&c->gp_placed, gp_key(a->grp, b->grp)) < 0)
+		return -ENOMEM;
+	t = &c->plan->tests[c->plan->n_tests++];
+	t->a = a->probe;
+	t->b = b->probe;
+	t->a_port = a->port;
+	t->b_port = b->port;
+	t->profile = prof;
+	t->deadline = (s + k) * rs;
+	/* Jitter inside the slack of the slot, so starts do not align. */
+	t->not_before =
+		s * rs +
+		(double)(h >> 40) / (double)(1ULL << 24) *
+			fmin(0.25 * rs, k * rs - secs > 0 ? k * rs - secs : 0);
+	return 0;
+}
+
+static int pc_cmp_test(const void *x, const void *y)
+{
+	const struct planner_test *a = x, *b = y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->not_before != b->not_before)
+		return a->not_before < b->not_before ? -1 : 1;
+	return a->a_port < b->a_port ? -1 : a->a_port > b->a_port;
+}
+
+static uint64_t pc_test_key(const struct pctx *c, const struct planner_test *t)
+{
+	const struct planner_probe *a = &c->pr[t->a], *b = &c->pr[t->b];
+	uint64_t h = hstr(a->host, 1);
+
+	h = hstr(a->ports[t->a_port].device, h ^ a->ports[t->a_port].port);
+	h = hstr(b->host, h);
+	h = hstr(b->ports[t->b_port].device, h ^ b->ports[t->b_port].port);
+	return hstr(t->profile, h);
+}
+
+unsigned planner_rounds(const struct planner_opts *o)
+{
+	double r = floor(o->period / o->slot_seconds + 1e-9);
+
+	return r < 1			? 1
+	       : r > PLANNER_MAX_ROUNDS ? PLANNER_MAX_ROUNDS
+					: (unsigned)r;
+}
+
+static int pc_schedule(struct pctx *c)
+{
+	struct planner_plan *p = c->plan;
+	size_t nres = c->n_nodes + c->n_probes;
+
+	p->rounds = planner_rounds(c->o);
+	p->round_seconds = c->o->period / p->rounds;
+	c->rounds = p->rounds;
+	c->words = (c->rounds + 63) / 64;
+	c->max_used = (unsigned)floor(c->o->duty_cycle * c->rounds + 1e-9);
+	c->busy = calloc(nres * c->words + 1, sizeof(*c->busy));
+	c->used = calloc(c->n_nodes + 1, sizeof(*c->used));
+	p->tests = calloc(c->n_edges + 1, sizeof(*p->tests));
+	if (!c->busy || !c->used || !p->tests)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_edges; i++)
+		if (pc_place(c, &c->edges[i]))
+			return -ENOMEM;
+	for (size_t i = 0; i < p->n_tests; i++)
+		p->tests[i].key = pc_test_key(c, &p->tests[i]);
+	qsort(p->tests, p->n_tests, sizeof(*p->tests), pc_cmp_test);
+	return 0;
+}
+
+static int pc_check(const struct planner_opts *o)
+{
+	if (!(o->period >= 1) || !(o->slot_seconds > 0) ||
+	    !(o->duty_cycle > 0 && o->duty_cycle <= 1))
+		return -EINVAL;
+	for (size_t i = 0; i < o->n_profiles; i++)
+		if (!(o->profiles[i].seconds > 0) || !o->profiles[i].name)
+			return -EINVAL;
+	return 0;
+}
+
+int planner_run(const struct planner_opts *o,
+		const struct planner_probe *probes, size_t n, uint64_t period,
+		unsigned first_round, struct planner_plan **out)
+{
+	struct pctx c = {.o = o,
+			 .pr = probes,
+			 .n_probes = n,
+			 .first_round = first_round};
+	int ret = pc_check(o);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	c.seed = mix64(period ^ 0x1b9a5e11ULL);
+	c.plan = calloc(1, sizeof(*c.plan));
+	if (!c.plan)
+		return -ENOMEM;
+	c.plan->period = period;
+	ret = pc_nodes(&c);
+	if (!ret)
+		ret = pc_candidates(&c);
+	if (!ret)
+		ret = pc_schedule(&c);
+	c.plan->ports = c.n_nodes;
+	c.plan->group_pairs = c.gp_possible.n;
+	c.plan->group_pairs_planned = c.gp_placed.n;
+	free(c.nodes);
+	free(c.members);
+	free(c.class_off);
+	free(c.edges);
+	free(c.deg);
+	free(c.pairs.k);
+	free(c.gp_possible.k);
+	free(c.gp_covered.k);
+	free(c.gp_placed.k);
+	free(c.busy);
+	free(c.used);
+	if (ret) {
+		planner_plan_free(c.plan);
+		return ret;
+	}
+	*out = c.plan;
+	return 0;
+}
+
+void planner_plan_free(struct planner_plan *p)
+{
+	if (!p)
+		return;
+	free(p->tests);
+	free(p);
+}

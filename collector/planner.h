@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test planner: which port tests which, with what profile, when, in
+ * one period. Pure logic (no SQL, no clock): the same input and period
+ * number give the same plan. Goals, in priority order:
+ *   1. every ACTIVE port is tested against some peer (a random matching
+ *      within each class, re-drawn every period: rotation);
+ *   2. every pair of groups (values of an operator label, e.g. the leaf
+ *      switch) is exercised by at least one test;
+ *   3. below full_mesh_below hosts, every pair of ports in a class.
+ * A class is the ports that may test each other: same rail (the probe's
+ * rail label, else the port's index on its host) unless cross_rail, same
+ * link layer and subnet prefix. Two ports whose only common P_Keys are
+ * limited memberships on both ends cannot talk and are never paired.
+ * Time: the period is cut into rounds; a test takes whole rounds; a port
+ * (and, with host_exclusive, a whole probe) is in at most one test per
+ * round, and in at most duty_cycle of the rounds. Tests that do not fit
+ * are counted in plan.unplaced, not silently dropped.
+ */
+#ifndef IBPULSE_COLLECTOR_PLANNER_H
+#define IBPULSE_COLLECTOR_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLANNER_MAX_ROUNDS 1024
+#define PLANNER_MAX_GROUPS 2048 /* per class, for group pairs */
+
+struct planner_port {
+	const char *device;
+	unsigned port;
+	int state;				/* only 4 (ACTIVE) is planned */
+	const char *link_layer, *subnet_prefix; /* NULL: unknown */
+	const uint16_t *pkeys; /* none: unknown, assumed compatible */
+	size_t n_pkeys;
+};
+
+struct planner_probe {
+	const char *host, *address;
+	unsigned resp_port;
+	const char *group; /* group_label value; NULL: unlabelled */
+	const char *rail;  /* rail_label value; NULL: by port index */
+	const char *const *profiles;
+	size_t n_profiles;
+	const struct planner_port *ports;
+	size_t n_ports;
+};
+
+struct planner_profile {
+	const char *name;
+	double seconds; /* slot a test of this profile needs */
+};
+
+struct planner_opts {
+	double period;		  /* seconds */
+	unsigned full_mesh_below; /* hosts; 0: never */
+	double duty_cycle;	  /* (0, 1]: share of rounds a port may test */
+	double slot_seconds;	  /* round length (before capping rounds) */
+	/* Profiles planned, with their lengths; none: every profile the
+	 * probes registered, slot_seconds each. */
+	const struct planner_profile *profiles;
+	size_t n_profiles;
+	int cross_rail;	    /* pair ports of different rails too */
+	int host_exclusive; /* a probe is in one test at a time */
+};
+
+struct planner_test {
+	uint32_t a, b;		     /* probe indexes: a initiates */
+	uint32_t a_port, b_port;     /* indexes into the probes' ports */
+	const char *profile;	     /* points into the input */
+	double not_before, deadline; /* offsets from the period start */
+	uint64_t key;		     /* stable id of (a, b, profile) */
+};
+
+struct planner_plan {
+	uint64_t period;
+	struct planner_test *tests; /* sorted by a, then not_before */
+	size_t n_tests;
+	unsigned rounds;
+	double round_seconds;
+	size_t ports;	    /* ACTIVE ports planned */
+	size_t unplaced;    /* tests that found no room (duty, rounds) */
+	size_t group_pairs; /* distinct group pairs with possible tests */
+	size_t group_pairs_planned;
+};
+
+/*
+ * planner_run() - plan period number @period for @n probes. Rounds before
+ * @first_round are not used (a replan in the middle of a period). The plan
+ * points into @probes and @o (keep them alive); free it with
+ * planner_plan_free(). Returns 0, -EINVAL for bad options, -ENOMEM.
+ */
+int planner_run(const struct planner_opts *o,
+		const struct planner_probe *probes, size_t n, uint64_t period,
+		unsigned first_round, struct planner_plan **out);
+void planner_plan_free(struct planner_plan *p);
+
+/* The number of rounds a period is cut into with these options. */
+unsigned planner_rounds(const struct planner_opts *o);
+
+/* The rail of port @idx of @p as the planner sees it ("0", or the label). */
+const char *planner_port_rail(const struct planner_probe *p, size_t idx,
+			      char *buf, size_t len);
+
+/* 1 when two P_Key tables share a key that at least one holds in full. */
+int planner_pkeys_ok(const uint16_t *a, size_t na, const uint16_t *b,
+		     size_t nb);
+
+#endif

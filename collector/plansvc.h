@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan service on the writer thread: keeps the current period's plan
+ * in memory (and in plan_entry), replans when the period changes, or when
+ * registrations or pauses changed and the last plan is older than
+ * replan_interval, and answers GET /api/v1/plan and GET /api/v1/coverage
+ * as JSON text. Only the writer thread calls it, inside its transaction.
+ */
+#ifndef IBPULSE_COLLECTOR_PLANSVC_H
+#define IBPULSE_COLLECTOR_PLANSVC_H
+
+#include "planner.h"
+
+struct plansvc;
+struct store;
+
+struct plansvc_opts {
+	struct planner_opts planner; /* profiles owned by the caller */
+	const char *group_label;     /* NULL: no groups */
+	const char *rail_label;	     /* NULL: rail = port index */
+	double replan_interval;	     /* seconds */
+};
+
+int plansvc_new(const struct plansvc_opts *o, struct plansvc **out);
+void plansvc_free(struct plansvc *ps);
+
+/* Registrations or pauses changed: replan when next allowed. */
+void plansvc_touch(struct plansvc *ps);
+/* The transaction that saved a plan failed: forget it. */
+void plansvc_invalidate(struct plansvc *ps);
+
+/*
+ * plansvc_plan_json() - @host's plan at @now (replanning first if due) as
+ * JSON text in *@out (caller frees). 0 or -errno.
+ */
+int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
+		      double now, char **out);
+
+/* plansvc_coverage_json() - the coverage view at @now, as JSON text. */
+int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,
+			  char **out);
+
+#endif

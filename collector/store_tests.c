@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The test tables on the writer's connection (store_tests.h): prepared
+ * once at open, run inside the writer's group transaction. Results go in
+ * with INSERT ... ON CONFLICT (result_id) DO NOTHING, so a retried batch
+ * stores nothing twice and its answer still comes only after the commit.
+ */
+#include "store_tests.h"
+#include "store_int.h"
+#include "tdec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAIR_LAST(x, y)                                                        \
+	"(SELECT last_measured FROM pair_seen s WHERE s.a_host = p." x         \
+	"_host AND s.a_device = p." x "_device AND s.a_port = p." x            \
+	"_port AND s.b_host = p." y "_host AND s.b_device = p." y              \
+	"_device AND s.b_port = p." y "_port)"
+
+static const char *const tsql_text[TSQL_COUNT] = {
+	[TSQL_PROBE_UPSERT] =
+		"INSERT INTO probe (host, address, port, labels, profiles, "
+		"registered, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) ON "
+		"CONFLICT (host) DO UPDATE SET address = ?2, port = ?3, labels "
+		"= ?4, profiles = ?5, updated = ?6 RETURNING id",
+	[TSQL_LABEL_DEL] = "DELETE FROM probe_label WHERE probe_id = ?1",
+	[TSQL_LABEL_INS] = "INSERT INTO probe_label (probe_id, key, value) "
+			   "VALUES (?1, ?2, ?3)",
+	[TSQL_PORT_DEL] = "DELETE FROM probe_port WHERE probe_id = ?1",
+	[TSQL_PORT_INS] =
+		"INSERT INTO probe_port (probe_id, device, port, state, "
+		"link_layer, lid, subnet_prefix, pkeys) VALUES (?1, ?2, ?3, "
+		"?4, ?5, ?6, ?7, ?8)",
+	[TSQL_RESULT_INS] =
+		"INSERT INTO result (result_id, host, plan_id, profile, test, "
+		"started, duration_seconds, local_device, local_port, "
+		"peer_host, peer_device, peer_port, outcome, error, wc_status, "
+		"busy, busy_reason, bw_avg_bytes_per_second, "
+		"bw_peak_bytes_per_second, bw_min_bytes_per_second, "
+		"msg_rate_per_second, lat_min_seconds, lat_median_seconds, "
+		"lat_mean_seconds, lat_p99_seconds, lat_p999_seconds, "
+		"lat_max_seconds, lat_stdev_seconds, cpu_seconds, params, "
+		"received) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		"?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+		"?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31) ON CONFLICT "
+		"(result_id) DO NOTHING",
+	[TSQL_PAIR_UPSERT] =
+		"INSERT INTO pair_seen VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		"?9) ON CONFLICT DO UPDATE SET last_measured = "
+		"max(last_measured, ?7), last_outcome = CASE WHEN ?7 >= "
+		"last_measured THEN ?8 ELSE last_outcome END, last_ok = CASE "
+		"WHEN ?9 IS NULL THEN last_ok WHEN last_ok IS NULL THEN ?9 "
+		"ELSE max(last_ok, ?9) END",
+	[TSQL_DROPPED_UPSERT] =
+		"INSERT INTO probe_dropped VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
+		"(host) DO UPDATE SET spool_full = ?2, expired = ?3, updated "
+		"= ?4",
+	[TSQL_PAUSE_UPSERT] =
+		"INSERT INTO host_pause VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
+		"(host) DO UPDATE SET paused = ?2, since = ?3, by_admin = ?4",
+	[TSQL_PAUSE_GET] = "SELECT paused FROM host_pause WHERE host = ?1",
+	[TSQL_PROBES_LOAD] =
+		"SELECT p.host, p.address, p.port, p.profiles, (SELECT value "
+		"FROM probe_label l WHERE l.probe_id = p.id AND l.key = ?1), "
+		"(SELECT value FROM probe_label l WHERE l.probe_id = p.id AND "
+		"l.key = ?2), coalesce((SELECT paused FROM host_pause h WHERE "
+		"h.host = p.host), 0), (SELECT count(*) FROM probe_port pp "
+		"WHERE pp.probe_id = p.id) FROM probe p ORDER BY p.host",
+	[TSQL_PORTS_LOAD] =
+		"SELECT pp.device, pp.port, pp.state, pp.link_layer, "
+		"pp.subnet_prefix, pp.pkeys FROM probe_port pp JOIN probe p ON "
+		"p.id = pp.probe_id ORDER BY p.host, pp.device, pp.port",
+	[TSQL_PLAN_DEL] =
+		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
+	[TSQL_PLAN_INS] =
+		"INSERT INTO plan_entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		"?8, ?9, ?10, ?11, ?12, ?13)",
+	[TSQL_COVER_PAIRS] =
+		"SELECT p.id, p.profile, p.a_host, p.a_device, p.a_port, "
+		"p.b_host, p.b_device, p.b_port, p.group_a, p.group_b, "
+		"p.not_before, p.deadline, coalesce(" PAIR_LAST(
+			"a", "b") ", " PAIR_LAST("b",
+						 "a") ") FROM plan_entry p "
+						      "WHERE p.period = ?1 "
+						      "ORDER BY p.a_host, "
+						      "p.not_before",
+	[TSQL_COVER_PORTS] =
+		"SELECT host, device, port, last FROM (SELECT p.host, "
+		"pp.device, pp.port, max(coalesce((SELECT max(started) FROM "
+		"result r WHERE r.host = p.host AND r.local_device = pp.device "
+		"AND r.local_port = pp.port), 0), coalesce((SELECT "
+		"max(started) FROM result r WHERE r.peer_host = p.host AND "
+		"r.peer_device = pp.device AND r.peer_port = pp.port), 0)) AS "
+		"last FROM probe p JOIN probe_port pp ON pp.probe_id = p.id "
+		"WHERE pp.state = 4 AND NOT coalesce((SELECT paused FROM "
+		"host_pause h WHERE h.host = p.host), 0)) WHERE last < ?1 "
+		"ORDER BY host, device, port",
+	[TSQL_RETIRE_PROBE] = "DELETE FROM probe WHERE host = ?1",
+	[TSQL_RETIRE_PAUSE] = "DELETE FROM host_pause WHERE host = ?1",
+	[TSQL_RETIRE_DROPPED] = "DELETE FROM probe_dropped WHERE host = ?1",
+	[TSQL_RETIRE_RESULTS] = "DELETE FROM result WHERE host = ?1",
+	[TSQL_RETIRE_PAIRS] =
+		"DELETE FROM pair_seen WHERE a_host = ?1 OR b_host = ?1",
+	[TSQL_RETIRE_PLAN] =
+		"DELETE FROM plan_entry WHERE a_host = ?1 OR b_host = ?1",
+};
+
+int store_tests_prepare(struct store *st)
+{
+	for (int i = 0; i < TSQL_COUNT; i++) {
+		int rc = sqlite3_prepare_v3(st->db, tsql_text[i], -1,
+					    SQLITE_PREPARE_PERSISTENT,
+					    &st->tsql[i], NULL);
+
+		if (rc != SQLITE_OK)
+			return store_err(st, rc, tsql_text[i]);
+	}
+	return 0;
+}
+
+void store_tests_finalize(struct store *st)
+{
+	for (int i = 0; i < TSQL_COUNT; i++) {
+		sqlite3_finalize(st->tsql[i]);
+		st->tsql[i] = NULL;
+	}
+}
+
+sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which)
+{
+	sqlite3_stmt *s = st->tsql[which];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+static void bind_str(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_uint(sqlite3_stmt *s, int i, long long v)
+{
+	if (v > 0)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, v);
+}
+
+static int tdone(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : store_err(st, rc, what);
+}
+
+/* ---- registration ---- */
+
+static int reg_json(const struct treg *r, char **labels, char **profiles)
+{
+	json_t *l = json_object(), *p = json_array();
+
+	for (size_t i = 0; l && i < r->n_labels; i++)
+		json_object_set_new(l, r->labels[i].key,
+				    json_string(r->labels[i].value));
+	for (size_t i = 0; p && i < r->n_profiles; i++)
+		json_array_append_new(p, json_string(r->profiles[i]));
+	*labels = l ? json_dumps(l, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	*profiles = p ? json_dumps(p, JSON_COMPACT) : NULL;
+	json_decref(l);
+	json_decref(p);
+	return *labels && *profiles ? 0 : -ENOMEM;
+}
+
+static int reg_port(struct store *st, int64_t id, const struct treg_port *p)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PORT_INS);
+	json_t *a = json_array();
+	char *pk;
+	int ret;
+
+	for (size_t i = 0; a && i < p->n_pkeys; i++)
+		json_array_append_new(a, json_integer(p->pkeys[i]));
+	pk = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	if (!pk)
+		return -ENOMEM;
+	sqlite3_bind_int64(s, 1, id);
+	bind_str(s, 2, p->device);
+	sqlite3_bind_int64(s, 3, p->port);
+	bind_uint(s, 4, p->state);
+	bind_str(s, 5, p->link_layer);
+	if (p->lid >= 0)
+		sqlite3_bind_int64(s, 6, p->lid);
+	bind_str(s, 7, p->subnet_prefix);
+	sqlite3_bind_text(s, 8, pk, -1, SQLITE_TRANSIENT);
+	free(pk);
+	ret = tdone(st, s, "register port");
+	return ret;
+}
+
+int store_register(struct store *st, const struct treg *r, double now)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PROBE_UPSERT);
+	char *labels = NULL, *profiles = NULL;
+	int64_t id = 0;
+	int rc, ret = reg_json(r, &labels, &profiles);
+
+	if (ret)
+		goto out;
+	bind_str(s, 1, r->host);
+	bind_str(s, 2, r->address);
+	sqlite3_bind_int64(s, 3, r->port);
+	bind_str(s, 4, labels);
+	bind_str(s, 5, profiles);
+	sqlite3_bind_double(s, 6, now);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	ret = rc == SQLITE_ROW ? 0 : store_err(st, rc, "register");
+	for (int k = 0; !ret && k < 2; k++) {
+		s = store_tstmt(st, k ? TSQL_PORT_DEL : TSQL_LABEL_DEL);
+		sqlite3_bind_int64(s, 1, id);
+		ret = tdone(st, s, "register: delete");
+	}
+	for (size_t i = 0; !ret && i < r->n_labels; i++) {
+		s = store_tstmt(st, TSQL_LABEL_INS);
+		sqlite3_bind_int64(s, 1, id);
+		bind_str(s, 2, r->labels[i].key);
+		bind_str(s, 3, r->labels[i].value);
+		ret = tdone(st, s, "register label");
+	}
+	for (size_t i = 0; !ret && i < r->n_ports; i++)
+		ret = reg_port(st, id, &r->ports[i]);
+out:
+	free(labels);
+	free(profiles);
+	return ret;
+}
+
+/* ---- results ---- */
+
+static void result_bind(sqlite3_stmt *s, const char *host,
+			const struct tresult *t, double now)
+{
+	bind_str(s, 1, t->id);
+	bind_str(s, 2, host);
+	bind_str(s, 3, t->plan_id);
+	bind_str(s, 4, t->profile);
+	bind_str(s, 5, t->test);
+	sqlite3_bind_double(s, 6, t->started);
+	bind_real(s, 7, t->duration);
+	bind_str(s, 8, t->local_device);
+	bind_uint(s, 9, t->local_port);
+	bind_str(s, 10, t->peer_host);
+	bind_str(s, 11, t->peer_device);
+	bind_uint(s, 12, t->peer_port);
+	bind_str(s, 13, t->outcome);
+	bind_str(s, 14, t->error);
+	bind_str(s, 15, t->wc_status);
+	sqlite3_bind_int(s, 16, t->busy);
+	bind_str(s, 17, t->busy_reason);
+	for (int i = 0; i < TFIG_COUNT; i++)
+		bind_real(s, 18 + i, t->fig[i]);
+	bind_str(s, 30, t->params);
+	sqlite3_bind_double(s, 31, now);
+}
+
+/* Order of two ports: host, then device, then port number. */
+static int port_cmp(const char *h1, const char *d1, unsigned p1, const char *h2,
+		    const char *d2, unsigned p2)
+{
+	int c = strcmp(h1, h2);
+
+	if (!c)
+		c = strcmp(d1, d2);
+	return c ? c : (p1 > p2) - (p1 < p2);
+}
+
+static int result_pair(struct store *st, const char *host,
+		       const struct tresult *t)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PAIR_UPSERT);
+	int swap;
+
+	if (!t->local_device || !t->local_port || !t->peer_host ||
+	    !t->peer_device || !t->peer_port)
+		return 0;
+	swap = port_cmp(host, t->local_device, t->local_port, t->peer_host,
+			t->peer_device, t->peer_port) > 0;
+	bind_str(s, swap ? 4 : 1, host);
+	bind_str(s, swap ? 5 : 2, t->local_device);
+	sqlite3_bind_int64(s, swap ? 6 : 3, t->local_port);
+	bind_str(s, swap ? 1 : 4, t->peer_host);
+	bind_str(s, swap ? 2 : 5, t->peer_device);
+	sqlite3_bind_int64(s, swap ? 3 : 6, t->peer_port);
+	sqlite3_bind_double(s, 7, t->started);
+	bind_str(s, 8, t->outcome);
+	if (!strcmp(t->outcome, "ok"))
+		sqlite3_bind_double(s, 9, t->started);
+	return tdone(st, s, "pair_seen");
+}
+
+int store_results(struct store *st, const struct tresults *r, double now,
+		  size_t *stored, size_t *dups)
+{
+	sqlite3_stmt *s;
+	int ret = 0;
+
+	*stored = *dups = 0;
+	for (size_t i = 0; !ret && i < r->n; i++) {
+		s = store_tstmt(st, TSQL_RESULT_INS);
+		result_bind(s, r->host, &r->v[i], now);
+		ret = tdone(st, s, "result");
+		if (ret)
+			break;
+		if (sqlite3_changes(st->db) == 0) {
+			(*dups)++;
+			continue;
+		}
+		(*stored)++;
+		ret = result_pair(st, r->host, &r->v[i]);
+	}
+	if (!ret && r->has_dropped) {
+		s = store_tstmt(st, TSQL_DROPPED_UPSERT);
+		bind_str(s, 1, r->host);
+		sqlite3_bind_int64(s, 2, r->spool_full);
+		sqlite3_bind_int64(s, 3, r->expired);
+		sqlite3_bind_double(s, 4, now);
+		ret = tdone(st, s, "probe_dropped");
+	}
+	return ret;
+}
+
+/* ---- pause ---- */
+
+int store_pause(struct store *st, const char *host, int paused, int by_admin,
+		double now)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PAUSE_UPSERT);
+
+	bind_str(s, 1, host);
+	sqlite3_bind_int(s, 2, paused);
+	sqlite3_bind_double(s, 3, now);
+	sqlite3_bind_int(s, 4, by_admin);
+	return tdone(st, s, "pause");
+}
+
+int store_paused(struct store *st, const char *host)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PAUSE_GET);
+	int rc, v = 0;
+
+	bind_str(s, 1, host);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0) != 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_err(st, rc, "pause state");
+	return v;
+}
+
+int store_tests_retire(struct store *st, const char *host, size_t *changes)
+{
+	*changes = 0;
+	for (int k = TSQL_RETIRE_PROBE; k <= TSQL_RETIRE_PLAN; k++) {
+		sqlite3_stmt *s = store_tstmt(st, (enum store_tsql)k);
+		int ret;
+
+		bind_str(s, 1, host);
+		ret = tdone(st, s, "retire");
+		if (ret)
+			return ret;
+		*changes += (size_t)sqlite3_changes(st->db);
+	}
+	return 0;
+}
