@@ -121,3 +121,42 @@ HW_COUNTERS = [
     "rdma_sends", "rdma_recvs", "duplicate_request_extra", "ack_deferred",
     "retry_exceeded_err", "retry_rnr_exceeded_err",
 ]
+
+
+def add_probe(db, host, labels=None, ports=(("mlx5_0", 1, 4),), registered=None):
+    """A registered probe (schema 002): labels {key: value}, ports
+    [(device, port, state)]."""
+    import json
+    now = time.time()
+    registered = now - 7200 if registered is None else registered
+    labels = labels or {}
+    cur = db.execute(
+        "INSERT INTO probe (host, address, port, labels, profiles, registered,"
+        " updated) VALUES (?, '127.0.0.1', 18515, ?, '[\"bw\",\"lat\"]', ?, ?)",
+        (host, json.dumps(labels), registered, now))
+    pid = cur.lastrowid
+    db.executemany("INSERT INTO probe_label VALUES (?, ?, ?)",
+                   [(pid, k, v) for k, v in labels.items()])
+    db.executemany("INSERT INTO probe_port (probe_id, device, port, state, pkeys)"
+                   " VALUES (?, ?, ?, ?, '[]')", [(pid, *p) for p in ports])
+    return pid
+
+
+_RESULT_SEQ = [0]
+
+
+def add_result(db, host, device, port, peer, profile="bw", outcome="ok", busy=0,
+               started=None, **figures):
+    """A test result (schema 002): peer (host, device, port); figures by
+    column name (bw_avg_bytes_per_second=..., lat_p99_seconds=...)."""
+    now = time.time()
+    _RESULT_SEQ[0] += 1
+    cols = {"result_id": "it-%d-%f" % (_RESULT_SEQ[0], now), "host": host,
+            "profile": profile, "test": "write_bw" if profile == "bw" else "write_lat",
+            "started": now - 60 if started is None else started,
+            "local_device": device, "local_port": port, "peer_host": peer[0],
+            "peer_device": peer[1], "peer_port": peer[2], "outcome": outcome,
+            "busy": busy, "received": now}
+    cols.update(figures)
+    db.execute("INSERT INTO result (%s) VALUES (%s)"
+               % (", ".join(cols), ", ".join("?" for _ in cols)), tuple(cols.values()))

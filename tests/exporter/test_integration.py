@@ -67,6 +67,22 @@ def build_db(path, schema_dir):
     d = ibpdb.add_device(db, s, "mlx5_0")
     p = ibpdb.add_port(db, s, d, 1)
     ibpdb.add_counters(db, p, 0, {"port_xmit_data": 5})
+
+    # fabric tests (schema 002): node-a and node-b on two leaves test each
+    # other; node-silent's probe registered but stopped reporting
+    ibpdb.add_probe(db, "node-a", {"leaf": "leaf01"})
+    ibpdb.add_probe(db, "node-b", {"leaf": "leaf02"}, ports=[("rxe0", 1, 4)])
+    ibpdb.add_probe(db, "node-silent", {"leaf": "leaf02"})
+    for bw in (4.0e10, 4.6e10, 4.7e10):
+        ibpdb.add_result(db, "node-a", "mlx5_0", 1, ("node-b", "rxe0", 1),
+                         bw_avg_bytes_per_second=bw, bw_min_bytes_per_second=bw / 2,
+                         bw_peak_bytes_per_second=bw * 1.1, msg_rate_per_second=bw / 65536)
+    ibpdb.add_result(db, "node-b", "rxe0", 1, ("node-a", "mlx5_0", 1), profile="lat",
+                     lat_min_seconds=1.8e-6, lat_median_seconds=1.9e-6,
+                     lat_mean_seconds=2.0e-6, lat_p99_seconds=3.5e-6,
+                     lat_p999_seconds=5e-6, lat_max_seconds=9e-6, lat_stdev_seconds=2e-7)
+    ibpdb.add_result(db, "node-a", "mlx5_0", 1, ("node-silent", "mlx5_0", 1),
+                     outcome="verbs_error", wc_status="IBV_WC_RETRY_EXC_ERR")
     return db
 
 
@@ -249,6 +265,10 @@ def check_prometheus(procs, prometheus, tmp, port):
             "label values through Prometheus: %r" % r[0]["metric"])
     v = H.prom_query(prom, 'ibpulse_port_data_transmitted_bytes_total{job="ibpulse",host="node-a"}')
     H.check(len(v) == 1 and float(v[0]["value"][1]) >= 4000, "bytes through Prometheus: %s" % v)
+    H.prom_wait_value(prom, 'ibpulse_test_port_bandwidth_bytes_per_second{job="ibpulse",'
+                      'host="node-a",stat="avg",aggregate="worst"}', 4.0e10)
+    H.prom_wait_value(prom, 'sum(ibpulse_test_overdue_ports{job=~"shard."})', 1)
+    H.prom_wait_value(prom, 'count(ibpulse_test_overdue_group_pairs{job=~"shard."})', 1)
     H.prom_wait_value(prom, 'count(ibpulse_host_up{job=~"shard."})', 3)
     H.prom_wait_value(prom, 'count(count by (host) (ibpulse_host_up{job=~"shard."}))', 3)
 
