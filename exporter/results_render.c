@@ -41,8 +41,9 @@ struct stat_def {
 struct fig_family {
 	const char *suffix, *help;
 	int worst_is_max; /* latency: the largest is worst */
-	const struct stat_def *pair, *agg;
-	size_t n_pair, n_agg;
+	const struct stat_def *pair, *agg,
+		*grp; /* per pair, port, group pair */
+	size_t n_pair, n_agg, n_grp;
 };
 
 static const struct stat_def bw_pair[] = {
@@ -55,6 +56,9 @@ static const struct stat_def bw_agg[] = {
 	{RF_BW_MIN, "stat=\"min\""},
 };
 static const struct stat_def rate_stats[] = {{RF_MSG_RATE, NULL}};
+/* group pairs are many (G(G+1)/2): the headline figures only */
+static const struct stat_def bw_grp[] = {{RF_BW_AVG, "stat=\"avg\""}};
+static const struct stat_def lat_grp[] = {{RF_LAT_P99, "stat=\"p99\""}};
 static const struct stat_def lat_pair[] = {
 	{RF_LAT_MIN, "stat=\"min\""},	  {RF_LAT_MEDIAN, "stat=\"median\""},
 	{RF_LAT_MEAN, "stat=\"mean\""},	  {RF_LAT_P99, "stat=\"p99\""},
@@ -73,13 +77,15 @@ static const struct fig_family fig_families[] = {
 	 "Bandwidth of fabric tests in bytes per second: stat avg over the "
 	 "test, peak and min of its sub-intervals (min catches unstable "
 	 "links).",
-	 0, bw_pair, bw_agg, N_ELEMS(bw_pair), N_ELEMS(bw_agg)},
+	 0, bw_pair, bw_agg, bw_grp, N_ELEMS(bw_pair), N_ELEMS(bw_agg),
+	 N_ELEMS(bw_grp)},
 	{"message_rate_per_second", "Messages per second of fabric tests.", 0,
-	 rate_stats, rate_stats, 1, 1},
+	 rate_stats, rate_stats, NULL, 1, 1, 0},
 	{"latency_seconds",
 	 "Latency statistics of fabric tests in seconds (stat: min, median, "
 	 "mean, p99, p999, max, stdev of the test's samples).",
-	 1, lat_pair, lat_agg, N_ELEMS(lat_pair), N_ELEMS(lat_agg)},
+	 1, lat_pair, lat_agg, lat_grp, N_ELEMS(lat_pair), N_ELEMS(lat_agg),
+	 N_ELEMS(lat_grp)},
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -240,7 +246,11 @@ static int render_aggs(struct expo *e, const struct results *r,
 
 	for (size_t f = 0; f < N_ELEMS(fig_families) && !e->err; f++) {
 		const struct fig_family *ff = &fig_families[f];
+		const struct stat_def *st = groups ? ff->grp : ff->agg;
+		size_t n_st = groups ? ff->n_grp : ff->n_agg;
 
+		if (!n_st)
+			continue;
 		snprintf(name, sizeof(name), "ibpulse_test_%s_%s",
 			 groups ? "group_pair" : "port", ff->suffix);
 		expo_family(e, name, EXPO_GAUGE, ff->help);
@@ -249,17 +259,17 @@ static int render_aggs(struct expo *e, const struct results *r,
 
 			if (ent_labels(r, groups, g->ent, lb))
 				return e->err = -ENOMEM;
-			for (size_t s = 0; s < ff->n_agg; s++) {
-				enum results_fig fig = ff->agg[s].fig;
+			for (size_t s = 0; s < n_st; s++) {
+				enum results_fig fig = st[s].fig;
 
 				if (isnan(g->worst[fig]))
 					continue;
 				for (int k = 0; k < 2; k++) {
 					buf_reset(xb);
 					buf_adds(xb, r->profiles[g->profile]);
-					if (ff->agg[s].stat) {
+					if (st[s].stat) {
 						buf_addc(xb, ',');
-						buf_adds(xb, ff->agg[s].stat);
+						buf_adds(xb, st[s].stat);
 					}
 					buf_addc(xb, ',');
 					if (buf_adds(xb, agg_label[k]))

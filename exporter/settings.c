@@ -48,7 +48,7 @@ const struct conf_opt exporter_conf_opts[] = {
 	 600000, "SQLite busy timeout in milliseconds"},
 	{"exporter", "chunk_rows", CONF_INT, S(chunk_rows), "65536", 1,
 	 100000000, "counter rows read in one short read transaction"},
-	{"exporter", "test_period", CONF_DOUBLE, S(test_period), "3600", 60,
+	{"exporter", "test_period", CONF_DOUBLE, S(test_period), "3600", 10,
 	 31536000,
 	 "seconds: window of the test result aggregates and of overdue "
 	 "(the collector's planner period)"},

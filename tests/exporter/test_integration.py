@@ -134,7 +134,32 @@ def check_text(base, promtool):
             "unknown PCIe values are absent, not zero")
     H.check(H.find(S, "ibpulse_port_info", host="node-b", link_layer="Ethernet",
                    netdev="eth0", port_guid="") == [1], "RoCE port info")
+    check_results(S)
     return text
+
+
+def check_results(S):
+    port_a = dict(host="node-a", device="mlx5_0", port="1", profile="bw")
+    H.check(H.find(S, "ibpulse_test_port_bandwidth_bytes_per_second", stat="avg",
+                   aggregate="worst", **port_a) == [4.0e10], "worst bandwidth per port")
+    H.check(H.find(S, "ibpulse_test_port_bandwidth_bytes_per_second", stat="avg",
+                   aggregate="median", **port_a) == [4.6e10], "median bandwidth per port")
+    H.check(H.find(S, "ibpulse_test_port_bandwidth_bytes_per_second", stat="min",
+                   aggregate="worst", **port_a) == [2.0e10], "worst min sub-interval")
+    H.check(H.find(S, "ibpulse_test_group_pair_bandwidth_bytes_per_second",
+                   group_a="leaf01", group_b="leaf02", stat="avg",
+                   aggregate="worst") == [4.0e10], "worst per group pair")
+    H.check(H.find(S, "ibpulse_test_port_latency_seconds", host="node-a", stat="p99",
+                   aggregate="worst", profile="lat") == [3.5e-6],
+            "latency p99 at the responder's port")
+    H.check(len(H.find(S, "ibpulse_test_pair_latency_seconds", host="node-b")) == 7,
+            "seven latency stats per pair")
+    H.check(H.find(S, "ibpulse_test_results_total", host="node-a", outcome="verbs_error",
+                   wc_status="IBV_WC_RETRY_EXC_ERR") == [1], "verbs error by wc_status")
+    H.check(H.find(S, "ibpulse_test_port_overdue", host="node-silent") == [1] and
+            H.find(S, "ibpulse_test_port_overdue", host="node-a") == [0],
+            "a silent probe's port is overdue")
+    H.check(not [k for k in S if "quantile" in dict(k[1])], "no quantile label")
 
 
 def check_openmetrics_and_gzip(base, promtool):

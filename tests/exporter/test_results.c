@@ -278,6 +278,13 @@ static void test_group_aggregates(void **state)
 	/* A, B, C planned (h5 paused, h6 unlabelled): A-B measured */
 	has(s, "ibpulse_test_planned_group_pairs 3");
 	has(s, "ibpulse_test_overdue_group_pairs 2");
+	/* headline figures only per group pair */
+	assert_null(strstr(s, GBW "{group_a=\"A\",group_b=\"B\",profile=\"bw\","
+				  "stat=\"min\""));
+	has(s, "ibpulse_test_group_pair_latency_seconds{group_a=\"A\","
+	       "group_b=\"A\",profile=\"lat\",stat=\"p99\",aggregate="
+	       "\"worst\"} 4e-06");
+	assert_null(strstr(s, "ibpulse_test_group_pair_message_rate"));
 	free(s);
 }
 
