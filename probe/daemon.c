@@ -139,6 +139,40 @@ static void daemon_pause_file(struct daemon *d)
 	}
 }
 
+int daemon_read_secret(struct daemon *d, const char *path)
+{
+	uint8_t buf[sizeof(d->secret)];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!path) {
+		d->secret_len = 0;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		log_err("secret_file %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!fstat(fd, &st) && (st.st_mode & 077))
+		log_warn("secret_file %s is readable by group or others", path);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	if (n < 16) {
+		log_err("secret_file %s: need at least 16 bytes of secret",
+			path);
+		explicit_bzero(buf, sizeof(buf));
+		return -EINVAL;
+	}
+	memcpy(d->secret, buf, (size_t)n);
+	d->secret_len = (size_t)n;
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
 static void daemon_reload(struct daemon *d)
 {
 	struct probe_settings *n = calloc(1, sizeof(*n)), *old;
@@ -156,9 +190,19 @@ static void daemon_reload(struct daemon *d)
 		return;
 	}
 	pthread_mutex_lock(&d->lock);
-	old = d->s;
-	d->s = n;
+	ret = daemon_read_secret(d, n->secret_file);
+	if (!ret) {
+		old = d->s;
+		d->s = n;
+	}
 	pthread_mutex_unlock(&d->lock);
+	if (ret) {
+		log_err("SIGHUP: configuration not reloaded, keeping the "
+			"running one: secret_file is not usable");
+		probe_settings_free(n);
+		free(n);
+		return;
+	}
 	if (strcmp(old->spool_dir, n->spool_dir) ||
 	    old->responder_port != n->responder_port ||
 	    strcmp(old->control_socket, n->control_socket))
@@ -286,6 +330,8 @@ static int daemon_start(struct daemon *d)
 	d->lfd = d->ctl_fd = -1;
 	ret = daemon_host(d);
 	if (!ret)
+		ret = daemon_read_secret(d, s->secret_file);
+	if (!ret)
 		ret = spool_open(s->spool_dir, (uint64_t)s->spool_max_bytes,
 				 (double)s->spool_max_age, &d->spool);
 	if (!ret)
@@ -342,7 +388,7 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 		log_info("daemon started: host %s, responder port %u, collector "
 			 "%s, %zu static peer(s)",
 			 d->host, d->resp_port,
-			 d->base_url ? d->base_url : "none", s->n_peers);
+			 d->base_url ? d->base_url : "none", d->s->n_peers);
 		daemon_loop(d);
 		log_info("stopping");
 	}

@@ -71,6 +71,10 @@ struct daemon {
 	unsigned resp_port;
 	unsigned resp_active; /* responder tests running */
 
+	/* The shared secret of secret_file (both roles); len 0: none. */
+	uint8_t secret[256];
+	size_t secret_len;
+
 	/* Statistics for status. */
 	uint64_t tests_run, tests_busy, tests_failed, responder_tests;
 	uint64_t responder_refused, results_sent;
@@ -80,6 +84,9 @@ struct daemon {
 /* Seconds: CLOCK_MONOTONIC and CLOCK_REALTIME. */
 double daemon_mono(void);
 double daemon_epoch(void);
+
+/* Read @path's secret into @d (0 with no path); under d->lock. */
+int daemon_read_secret(struct daemon *d, const char *path);
 
 /* daemon_net.c */
 int daemon_net_setup(struct daemon *d);

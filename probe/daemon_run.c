@@ -187,7 +187,8 @@ static void run_store(struct daemon *d, const struct dtest_job *job,
 }
 
 static void run_job(struct daemon *d, const struct dtest_job *job,
-		    const char *sysfs_root, double timeout, double tol)
+		    const char *sysfs_root, double timeout, double tol,
+		    const uint8_t *secret, size_t secret_len)
 {
 	struct dtest_meta m = {.host = d->host, .started = daemon_epoch()};
 	struct vt_result *res = calloc(1, sizeof(*res));
@@ -203,6 +204,10 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 		free(res);
 		run_release(d, job, 0);
 		return;
+	}
+	if (secret_len) {
+		p.secret = secret;
+		p.secret_len = secret_len;
 	}
 	portctr_read(sysfs_root, job->device, job->ib_port, &before);
 	if (job->selftest)
@@ -238,6 +243,8 @@ static void *run_thread(void *arg)
 
 	while (!daemon_stop) {
 		struct dtest_job job;
+		uint8_t secret[sizeof(d->secret)];
+		size_t secret_len;
 		char root[256];
 		double timeout, tol, mono = daemon_mono();
 		bool have = false;
@@ -254,6 +261,8 @@ static void *run_thread(void *arg)
 		snprintf(root, sizeof(root), "%s", d->s->sysfs_root);
 		timeout = d->s->test_timeout;
 		tol = d->s->busy_tolerance;
+		secret_len = d->secret_len;
+		memcpy(secret, d->secret, secret_len);
 		if (have)
 			snprintf(d->running, sizeof(d->running), "%.60s %.80s:%.7s",
 				 job.profile.name, job.peer_address,
@@ -266,7 +275,8 @@ static void *run_thread(void *arg)
 		pthread_mutex_unlock(&d->lock);
 		if (!have)
 			continue;
-		run_job(d, &job, root, timeout, tol);
+		run_job(d, &job, root, timeout, tol, secret, secret_len);
+		explicit_bzero(secret, sizeof(secret));
 		pthread_mutex_lock(&d->lock);
 		d->running[0] = '\0';
 		pthread_mutex_unlock(&d->lock);
@@ -276,6 +286,7 @@ static void *run_thread(void *arg)
 
 struct resp_job {
 	struct daemon *d;
+	uint8_t secret[sizeof(((struct daemon *)0)->secret)];
 	struct vt_serve_cfg cfg;
 	int fd;
 	char device[PROBE_NAME_MAX];
@@ -300,6 +311,7 @@ static void *resp_thread(void *arg)
 	if (res && res->status)
 		log_info("responder: test from a peer failed: %s", res->error);
 	free(res);
+	explicit_bzero(j->secret, sizeof(j->secret));
 	free(j);
 	return NULL;
 }
@@ -325,6 +337,11 @@ static void resp_cfg(struct daemon *d, struct resp_job *j)
 	j->cfg.limits.max_iters = (uint32_t)s->responder_max_iters;
 	j->cfg.limits.max_concurrent = 1;
 	j->cfg.stop = &daemon_stop;
+	if (d->secret_len) {
+		memcpy(j->secret, d->secret, d->secret_len);
+		p->secret = j->secret;
+		p->secret_len = d->secret_len;
+	}
 }
 
 static void resp_accept(struct daemon *d, int fd)

@@ -180,7 +180,9 @@ static struct probe_profile *profile_for(struct probe_settings *s,
 		return NULL;
 	}
 	p = &s->profiles[s->n_profiles];
-	*p = builtin_profiles[0];
+	/* Keys not given: one QP, the test's own iteration default. */
+	*p = (struct probe_profile){.test = "write_bw", .size = 65536,
+				    .qps = 1};
 	if (copy_name(p->name, sizeof(p->name), name, "profile name", err,
 		      errlen))
 		return NULL;
