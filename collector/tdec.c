@@ -254,7 +254,7 @@ static int tx_endpoint(struct tdx *d, const json_t *o, const char *key,
 	/* "" is how a probe says "unknown" for a peer named nowhere. */
 	if (with_host && !(json_is_string(tx_get(e, "host")) &&
 			   !json_string_length(tx_get(e, "host"))))
-		ret = tx_str(d, e, "host", TDEC_MAX_NAME, TX_HOST, 0, host);
+		ret = tx_str(d, e, "host", TDEC_MAX_NAME, TX_NAME, 0, host);
 	if (!ret && !(json_is_string(tx_get(e, "device")) &&
 		      !json_string_length(tx_get(e, "device"))))
 		ret = tx_str(d, e, "device", TDEC_MAX_NAME, TX_NAME, 0, dev);
@@ -296,6 +296,36 @@ static int tx_params(struct tdx *d, const json_t *o, struct tresult *r)
 	return 0;
 }
 
+/*
+ * Free text from the probe (an error message, a busy reason): control
+ * characters become spaces rather than cost the result, which the probe
+ * could never resend in another form.
+ */
+static int tx_prose(struct tdx *d, const json_t *o, const char *key, char **out)
+{
+	json_t *v = tx_get(o, key);
+	size_t old = tx_key(d, key);
+
+	if (v && !json_is_string(v))
+		return tx_fail(d, "must be a string");
+	if (v && json_string_length(v) > TDEC_MAX_ERROR)
+		return tx_fail(d, "must be at most %d bytes long",
+			       TDEC_MAX_ERROR);
+	tx_pop(d, old);
+	if (!v)
+		return 0;
+	*out = malloc(json_string_length(v) + 1);
+	if (!*out)
+		return tx_nomem(d);
+	memcpy(*out, json_string_value(v), json_string_length(v));
+	(*out)[json_string_length(v)] = '\0';
+	/* Embedded NULs (\u0000) are control characters too. */
+	for (size_t i = 0; i < json_string_length(v); i++)
+		if ((unsigned char)(*out)[i] < 0x20 || (*out)[i] == 0x7f)
+			(*out)[i] = ' ';
+	return 0;
+}
+
 static int tx_busy(struct tdx *d, const json_t *o, struct tresult *r)
 {
 	json_t *v = tx_get(o, "busy");
@@ -305,8 +335,7 @@ static int tx_busy(struct tdx *d, const json_t *o, struct tresult *r)
 		return tx_fail(d, "must be true or false");
 	}
 	r->busy = json_is_true(v);
-	return tx_str(d, o, "busy_reason", TDEC_MAX_ERROR, TX_TEXT, 0,
-		      &r->busy_reason);
+	return tx_prose(d, o, "busy_reason", &r->busy_reason);
 }
 
 static int tx_result(struct tdx *d, const json_t *o, struct tresult *r)
@@ -340,8 +369,7 @@ static int tx_result(struct tdx *d, const json_t *o, struct tresult *r)
 	if (!ret)
 		ret = tx_outcome(d, o, r);
 	if (!ret)
-		ret = tx_str(d, o, "error", TDEC_MAX_ERROR, TX_TEXT, 0,
-			     &r->error);
+		ret = tx_prose(d, o, "error", &r->error);
 	if (!ret)
 		ret = tx_str(d, o, "wc_status", TDEC_MAX_NAME, TX_NAME, 0,
 			     &r->wc_status);
@@ -539,7 +567,7 @@ static int tx_port(struct tdx *d, const json_t *o, struct treg_port *p)
 	if (!ret)
 		ret = tx_uint(d, o, "port", 255, 1, &p->port);
 	if (!ret)
-		ret = tx_int(d, o, "state", 0, 7, 0, &state);
+		ret = tx_int(d, o, "state", -1, 7, 0, &state);
 	p->state = (int)state;
 	if (!ret)
 		ret = tx_str(d, o, "link_layer", TDEC_MAX_NAME, TX_TEXT, 0,
