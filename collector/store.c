@@ -373,7 +373,7 @@ static int store_prune_step(struct store *st, double cutoff, size_t *deleted)
 
 int store_prune(struct store *st, double now, size_t *deleted)
 {
-	size_t n = 0;
+	size_t n = 0, nr = 0;
 	int ret;
 
 	if (deleted)
@@ -385,14 +385,18 @@ int store_prune(struct store *st, double now, size_t *deleted)
 		return ret;
 	ret = store_prune_step(st, now - st->opts.retention, &n);
 	if (!ret)
+		ret = store_prune_results(st, now - st->opts.retention,
+					  st->opts.prune_batch, &nr);
+	if (!ret)
 		ret = store_commit(st);
 	else
 		store_rollback(st);
 	if (ret)
 		return ret;
 	if (deleted)
-		*deleted = n;
-	return n >= (size_t)st->opts.prune_batch;
+		*deleted = n + nr;
+	return n >= (size_t)st->opts.prune_batch ||
+	       nr >= (size_t)st->opts.prune_batch;
 }
 
 static long long store_wal_size(const struct store *st)

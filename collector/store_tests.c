@@ -107,6 +107,9 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"DELETE FROM pair_seen WHERE a_host = ?1 OR b_host = ?1",
 	[TSQL_RETIRE_PLAN] =
 		"DELETE FROM plan_entry WHERE a_host = ?1 OR b_host = ?1",
+	[TSQL_PRUNE_RESULTS] =
+		"DELETE FROM result WHERE id IN (SELECT id FROM result WHERE "
+		"started < ?1 ORDER BY started LIMIT ?2)",
 };
 
 int store_tests_prepare(struct store *st)
@@ -393,4 +396,17 @@ int store_tests_retire(struct store *st, const char *host, size_t *changes)
 		*changes += (size_t)sqlite3_changes(st->db);
 	}
 	return 0;
+}
+
+int store_prune_results(struct store *st, double cutoff, long long batch,
+			size_t *deleted)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PRUNE_RESULTS);
+	int ret;
+
+	sqlite3_bind_double(s, 1, cutoff);
+	sqlite3_bind_int64(s, 2, batch);
+	ret = tdone(st, s, "prune results");
+	*deleted = ret ? 0 : (size_t)sqlite3_changes(st->db);
+	return ret;
 }

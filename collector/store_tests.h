@@ -72,6 +72,13 @@ int store_plan_save(struct store *st, const struct planner_plan *plan,
 int store_coverage(struct store *st, unsigned long long period, double cutoff,
 		   json_t **out);
 
+/*
+ * store_prune_results() - delete up to @batch results that started before
+ * @cutoff (retention_days, like history). *@deleted gets the count.
+ */
+int store_prune_results(struct store *st, double cutoff, long long batch,
+			size_t *deleted);
+
 /* Delete @host from the test tables; *@changes gets the rows deleted. */
 int store_tests_retire(struct store *st, const char *host, size_t *changes);
 

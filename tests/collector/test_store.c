@@ -421,6 +421,34 @@ static void test_retention(void **state)
 	store_close(st);
 }
 
+/* Test results age out with the same retention, oldest first. */
+static void test_result_retention(void **state)
+{
+	struct fixture *f = *state;
+	struct store *st;
+	size_t deleted;
+	char sql[256];
+
+	f->opts.retention = 100;
+	f->opts.prune_batch = 2;
+	assert_int_equal(store_open(&f->opts, &st), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO result (result_id, host, profile, test, "
+			 "started, outcome, busy, received) VALUES ('r%d', "
+			 "'a', 'bw', 'write_bw', %d, 'ok', 0, 0)",
+			 i, 1000 + 100 * i);
+		exec(f, sql);
+	}
+	/* Cutoff 1160: two are old; one step deletes both (batch 2). */
+	assert_int_equal(store_prune(st, 1260, &deleted), 1);
+	assert_int_equal(deleted, 2);
+	assert_int_equal(store_prune(st, 1260, &deleted), 0);
+	assert_int_equal(q(f, "SELECT count(*) FROM result"), 1);
+	assert_int_equal(q(f, "SELECT min(started) FROM result"), 1200);
+	store_close(st);
+}
+
 static void test_retire(void **state)
 {
 	struct fixture *f = *state;
@@ -554,6 +582,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rollback_drops_cache,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retention, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_result_retention, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_retire, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_writer, setup,

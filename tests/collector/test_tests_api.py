@@ -163,6 +163,17 @@ class TestsApiTest(unittest.TestCase):
         self.assertEqual(self.c.count("SELECT count(*) FROM pair_seen"), 3)
         self.assertEqual(self.c.count(
             "SELECT count(*) FROM pair_seen WHERE last_ok IS NULL"), 1)
+        # Retiring a host that only ever registered and sent results
+        # removes those too.
+        st, ans = self.call("POST", "/api/v1/hosts/node1/retire", b"",
+                            tc.ADMIN)
+        self.assertEqual((st, ans), (200, {"retired": "node1"}))
+        for table, left in (("result", 0), ("pair_seen", 0), ("probe", 3),
+                            ("probe_dropped", 0)):
+            self.assertEqual(self.c.count("SELECT count(*) FROM " + table),
+                             left, table)
+        st, _ = self.call("POST", "/api/v1/hosts/node1/retire", b"", tc.ADMIN)
+        self.assertEqual(st, 404)
 
     def test_coverage_tracks_last_measured(self):
         self.register()
