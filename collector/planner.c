@@ -166,6 +166,8 @@ static int pc_node(struct pctx *c, struct map *cls, struct map *grp, uint32_t i,
 	const struct planner_probe *p = &c->pr[i];
 	const struct planner_port *pt = &p->ports[j];
 	struct pnode *nd = &c->nodes[c->n_nodes];
+	/* Subnets partition InfiniBand; RoCE GID prefixes say nothing. */
+	int ib = pt->link_layer && !strcmp(pt->link_layer, "InfiniBand");
 	char key[512], rb[24];
 	int ret;
 
@@ -173,7 +175,7 @@ static int pc_node(struct pctx *c, struct map *cls, struct map *grp, uint32_t i,
 		 c->o->cross_rail ? ""
 				  : planner_port_rail(p, j, rb, sizeof(rb)),
 		 pt->link_layer ? pt->link_layer : "",
-		 pt->subnet_prefix ? pt->subnet_prefix : "");
+		 ib && pt->subnet_prefix ? pt->subnet_prefix : "");
 	nd->probe = i;
 	nd->port = j;
 	ret = pc_intern(cls, key, &c->n_classes, &nd->cls);

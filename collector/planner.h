@@ -10,8 +10,8 @@
  *   3. below full_mesh_below hosts, every pair of ports in a class.
  * A class is the ports that may test each other: same rail (the probe's
  * rail label, else the port's index on its host) unless cross_rail, same
- * link layer and subnet prefix. Two ports whose only common P_Keys are
- * limited memberships on both ends cannot talk and are never paired.
+ * link layer and (InfiniBand only) subnet prefix. Two ports whose only common
+ * P_Keys are limited memberships on both ends cannot talk and are never paired.
  * Time: the period is cut into rounds; a test takes whole rounds; a port
  * (and, with host_exclusive, a whole probe) is in at most one test per
  * round, and in at most duty_cycle of the rounds. Tests that do not fit

@@ -336,6 +336,27 @@ static void test_rails(void **state)
 	for (size_t i = 0; i < p->n_tests; i++)
 		assert_int_equal(p->tests[i].a % 2, p->tests[i].b % 2);
 	planner_plan_free(p);
+	/* Two InfiniBand subnets never meet; RoCE prefixes do not split. */
+	for (size_t i = 0; i < f->n; i++) {
+		f->p[i].rail = NULL;
+		for (size_t j = 0; j < f->ports_per; j++)
+			f->ports[i * f->ports_per + j].subnet_prefix =
+				i < 20 ? "fe80:0000:0000:0000"
+				       : "fe80:0000:0000:0001";
+	}
+	p = run(f, &o, 3);
+	assert_true(p->n_tests > 0);
+	for (size_t i = 0; i < p->n_tests; i++)
+		assert_int_equal(p->tests[i].a < 20, p->tests[i].b < 20);
+	planner_plan_free(p);
+	cross = 0;
+	for (size_t i = 0; i < f->n * f->ports_per; i++)
+		f->ports[i].link_layer = "Ethernet";
+	p = run(f, &o, 3);
+	for (size_t i = 0; i < p->n_tests; i++)
+		cross += (p->tests[i].a < 20) != (p->tests[i].b < 20);
+	assert_true(cross > 0);
+	planner_plan_free(p);
 	fabric_free(f);
 }
 
