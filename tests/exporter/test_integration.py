@@ -274,7 +274,23 @@ def check_missing_db(procs, exporter, tmp, schema_dir):
     procs.stop_clean(p)
 
 
-def check_prometheus(procs, prometheus, tmp, port):
+def check_dashboard_queries(prom, schema_dir):
+    """Every query of the fabric tests dashboard runs, and those meant to
+    show this database's results return series."""
+    path = os.path.join(schema_dir, "..", "grafana", "dashboards", "ibpulse-tests.json")
+    empty = []
+    for p in __import__("json").load(open(path))["panels"]:
+        for t in p["targets"]:
+            expr = t["expr"].replace("$host", ".*").replace("$profile", ".*")
+            if not H.prom_query(prom, expr):
+                empty.append(p["title"])
+    # no busy test in this database; increase() needs two samples
+    may_be_empty = {"Busy pairs (latest test)", "Tests on busy links",
+                    "Test outcomes per hour"}
+    H.check(not set(empty) - may_be_empty, "dashboard panels without data: %s" % empty)
+
+
+def check_prometheus(procs, prometheus, tmp, port, schema_dir):
     target = "127.0.0.1:%d" % port
     prom = H.start_prometheus(procs, prometheus, tmp, [
         ("ibpulse", target, None),
@@ -294,6 +310,7 @@ def check_prometheus(procs, prometheus, tmp, port):
                       'host="node-a",stat="avg",aggregate="worst"}', 4.0e10)
     H.prom_wait_value(prom, 'sum(ibpulse_test_overdue_ports{job=~"shard."})', 1)
     H.prom_wait_value(prom, 'count(ibpulse_test_overdue_group_pairs{job=~"shard."})', 1)
+    check_dashboard_queries(prom, schema_dir)
     H.prom_wait_value(prom, 'count(ibpulse_host_up{job=~"shard."})', 3)
     H.prom_wait_value(prom, 'count(count by (host) (ibpulse_host_up{job=~"shard."}))', 3)
 
@@ -328,7 +345,7 @@ def main():
         check_shards(base)
         check_http(base)
         check_missing_db(procs, exporter, tmp, schema_dir)
-        check_prometheus(procs, prometheus, tmp, port)
+        check_prometheus(procs, prometheus, tmp, port, schema_dir)
         H.check(re.search(r"/metrics shard 0/1 for Prometheus/\S+: openmetrics gzip",
                           procs.log(p)), "Prometheus was served OpenMetrics, gzipped")
         check_concurrent_writer(base, db_path)
