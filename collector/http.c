@@ -226,7 +226,6 @@ static int http_authorize(struct http *h, struct http_req *req,
 {
 	size_t len = 0;
 	const char *tok = http_bearer(req->conn, &len);
-
 	const char *admin = h->opts.admin_token;
 	int is_admin =
 		admin && tok && auth_equal(tok, len, admin, strlen(admin));
@@ -238,7 +237,7 @@ static int http_authorize(struct http *h, struct http_req *req,
 			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
 					  "the admin API is disabled (no "
 					  "admin_token configured)");
-		else if (!tok || !auth_equal(tok, len, admin, strlen(admin)))
+		else if (!is_admin)
 			*ret = http_error(
 				req->conn, MHD_HTTP_UNAUTHORIZED,
 				"a valid admin bearer token is required");
@@ -437,14 +436,13 @@ static int http_same_host(struct http_req *req, const char *host,
 }
 
 /* The test API: register, plan, results, pause/resume, coverage. */
-static enum MHD_Result http_process_tests(struct http *h, struct http_req *req)
+static enum MHD_Result http_process_tests(struct http_req *req)
 {
 	const char *body = req->body.data ? req->body.data : "";
 	enum MHD_Result ret = MHD_YES;
 	char err[256];
 	int rc;
 
-	(void)h;
 	switch (req->route) {
 	case ROUTE_REGISTER:
 		rc = tdec_register(body, req->body.len, &req->reg, err,
@@ -487,7 +485,7 @@ static enum MHD_Result http_process(struct http *h, struct http_req *req)
 	if (req->route == ROUTE_RETIRE)
 		return http_submit(req, WRITER_RETIRE);
 	if (req->route != ROUTE_REPORT)
-		return http_process_tests(h, req);
+		return http_process_tests(req);
 	if (report_decode(req->body.data ? req->body.data : "", req->body.len,
 			  &req->report, err, sizeof(err)))
 		return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
