@@ -44,15 +44,22 @@ for _ in $(seq 100); do
 done
 grep -q ACTIVE "$state" || { say "rxe0 not ACTIVE: $(cat "$state")"; finish 125; }
 
+# Two VMs: ping the peer until it answers, then meet it at a barrier in the
+# shared run directory. Pinging first means neither node starts its job (and
+# may power off) before both have reached the other over the link.
 if [ -n "${LAB_PEER_IP:-}" ]; then
-	ok=
-	for _ in $(seq 120); do
-		if busybox ping -c 1 -W 1 "$LAB_PEER_IP" >/dev/null 2>&1; then
-			ok=1
-			break
-		fi
+	peer=$((3 - node))
+	end=$((SECONDS + 240))
+	until busybox ping -c 1 -W 1 "$LAB_PEER_IP" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || { say "peer $LAB_PEER_IP does not answer"; finish 125; }
+		sleep 0.2
 	done
-	[ -n "$ok" ] || { say "peer $LAB_PEER_IP does not answer"; finish 125; }
+	: >"$run/ready.$node"
+	end=$((SECONDS + 240))
+	until [ -e "$run/ready.$peer" ]; do
+		[ "$SECONDS" -lt "$end" ] || { say "peer vm$peer never got ready"; finish 125; }
+		sleep 0.2
+	done
 fi
 say "ready: rxe0 ACTIVE on eth0 $LAB_NODE_IP"
 
