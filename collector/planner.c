@@ -476,8 +476,10 @@ static int pc_place(struct pctx *c, const struct pedge *e)
 	unsigned k;
 	int s;
 
-	if (!prof)
+	if (!prof) { /* no profile in common: visible, not silent */
+		c->plan->unplaced++;
 		return 0;
+	}
 	k = (unsigned)ceil(secs / rs - 1e-9);
 	k = k ? k : 1;
 	s = c->used[u] + k > c->max_used || c->used[v] + k > c->max_used

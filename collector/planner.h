@@ -79,7 +79,7 @@ struct planner_plan {
 	unsigned rounds;
 	double round_seconds;
 	size_t ports;	    /* ACTIVE ports planned */
-	size_t unplaced;    /* tests that found no room (duty, rounds) */
+	size_t unplaced;    /* no room (duty, rounds) or no common profile */
 	size_t group_pairs; /* distinct group pairs with possible tests */
 	size_t group_pairs_planned;
 };

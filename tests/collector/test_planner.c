@@ -427,6 +427,18 @@ static void test_inactive_and_budget(void **state)
 			assert_string_equal(p->tests[i].profile, "bw");
 		planner_plan_free(p);
 	}
+	/* A profile no probe has: nothing planned, and it shows. */
+	{
+		struct planner_profile prof[] = {{"nope", 30}};
+
+		o.profiles = prof;
+		p = run(f, &o, 1);
+		assert_int_equal(p->n_tests, 0);
+		assert_true(p->unplaced >= 10);
+		planner_plan_free(p);
+		o.profiles = NULL;
+		o.n_profiles = 0;
+	}
 	o.duty_cycle = 0;
 	assert_int_equal(planner_run(&o, f->p, f->n, 1, 0, &p), -EINVAL);
 	fabric_free(f);
