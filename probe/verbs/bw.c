@@ -10,6 +10,7 @@
  * minimum and peak bandwidth.
  */
 #include "run.h"
+#include "vclock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ struct bwctx {
 	struct meter tx;
 	struct meter rx;
 	struct vt_side *out;
+	struct vclock clk;
 };
 
 static enum ibv_wr_opcode bw_opcode(enum vt_test t)
@@ -187,7 +189,7 @@ static int reap_send(struct bwctx *c, uint64_t *now)
 				 "ibv_poll_cq failed");
 		return n < 0 ? -EIO : 0;
 	}
-	*now = ctrl_now_ns();
+	*now = vclock_now(&c->clk);
 	for (k = 0; k < n; k++) {
 		unsigned i = (unsigned)(wc[k].wr_id >> POS_BITS);
 		uint64_t pos = wc[k].wr_id & POS_MASK;
@@ -213,7 +215,7 @@ static int reap_recv(struct bwctx *c, uint64_t *now)
 	n = ibv_poll_cq(c->r->e->rcq, 16, wc);
 	if (n <= 0)
 		return n < 0 ? -EIO : 0;
-	*now = ctrl_now_ns();
+	*now = vclock_now(&c->clk);
 	if (!c->rx.started) {
 		c->rx.started = true;
 		c->rx.t_first = *now;
@@ -271,7 +273,7 @@ stop_check:
 static int bw_loop(struct bwctx *c)
 {
 	struct vrun *r = c->r;
-	uint64_t now = ctrl_now_ns();
+	uint64_t now = vclock_now(&c->clk);
 	bool tx_done = !r->do_send;
 	unsigned idle = 0;
 	int rc, got;
@@ -301,7 +303,7 @@ static int bw_loop(struct bwctx *c)
 		if (!got && (++idle & 15))
 			continue;
 		if (!got)
-			now = ctrl_now_ns();
+			now = vclock_now(&c->clk);
 		/*
 		 * A receiver runs until the sender says DONE. A bidirectional
 		 * sender may hear DONE before its own run ends: it then stops
@@ -324,14 +326,15 @@ static void meter_result(struct bwctx *c, const struct meter *m,
 {
 	uint64_t start = c->duration ? m->win_start : m->t_first;
 	uint64_t end = c->duration ? m->win_end : m->t_last;
-	double lo, hi;
+	double lo, hi, k = vclock_drift(&c->clk);
 
 	/* Bytes are counted up to the last completion seen in the window. */
 	if (c->duration && m->t_last < end)
 		end = m->t_last > start ? m->t_last : start;
 	out->msgs = m->msgs;
 	out->bytes = m->msgs * c->r->size;
-	out->elapsed_s = end > start ? (double)(end - start) / 1e9 : 0;
+	/* Counter time to true time over the whole loop. */
+	out->elapsed_s = end > start ? (double)(end - start) * k / 1e9 : 0;
 	if (out->elapsed_s <= 0)
 		return;
 	out->bw_avg_Bps = (double)out->bytes / out->elapsed_s;
@@ -341,6 +344,8 @@ static void meter_result(struct bwctx *c, const struct meter *m,
 	if (vstats_bins_minmax(&m->bins, end, &lo, &hi) < 2)
 		return;
 	/* Edge bins can leave the average just outside [min, peak]. */
+	lo /= k;
+	hi /= k;
 	out->bw_min_Bps = lo < out->bw_avg_Bps ? lo : out->bw_avg_Bps;
 	out->bw_peak_Bps = hi > out->bw_avg_Bps ? hi : out->bw_avg_Bps;
 }
@@ -391,7 +396,8 @@ int vbw_run(struct vrun *r, struct vt_side *out)
 
 	rc = bw_setup(&c, r, out);
 	if (!rc) {
-		r->watch->last_progress_ns = ctrl_now_ns();
+		vclock_init(&c.clk);
+		r->watch->last_progress_ns = vclock_now(&c.clk);
 		rc = bw_loop(&c);
 	}
 	if (!c.tx.t_first)

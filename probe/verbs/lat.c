@@ -8,6 +8,7 @@
  * of the buffer the peer writes; SEND polls the receive queue.
  */
 #include "run.h"
+#include "vclock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,8 +23,9 @@ struct latctx {
 	volatile uint8_t *rx_last; /* last byte the peer writes */
 	uint8_t *tx_last;
 	unsigned spins;
-	uint32_t round;			/* rounds done */
-	uint32_t seen_round;		/* at the last watchdog check */
+	uint32_t round;	     /* rounds done */
+	uint32_t seen_round; /* at the last watchdog check */
+	struct vclock clk;
 };
 
 /* Every 256 spins: the clock and the watchdog. */
@@ -33,7 +35,7 @@ static int spin_check(struct latctx *c)
 
 	if (++c->spins & 255)
 		return 0;
-	now = ctrl_now_ns();
+	now = vclock_now(&c->clk);
 	/* Progress is counted in rounds, so no extra clock per round. */
 	if (c->round != c->seen_round) {
 		c->seen_round = c->round;
@@ -170,7 +172,7 @@ static int lat_loop(struct latctx *c, bool initiator, uint64_t *t)
 		}
 		*c->tx_last = v;
 		if (initiator)
-			t[i] = ctrl_now_ns();
+			t[i] = vclock_now(&c->clk);
 		rc = post(c);
 		if (rc)
 			return rc;
@@ -180,11 +182,13 @@ static int lat_loop(struct latctx *c, bool initiator, uint64_t *t)
 		c->round++;
 	}
 	if (initiator)
-		t[r->iters] = ctrl_now_ns();
+		t[r->iters] = vclock_now(&c->clk);
 	return 0;
 }
 
-static int lat_stats(struct vrun *r, const uint64_t *t, struct vt_side *out)
+/* @k turns counter durations into true ones (vclock_drift()). */
+static int lat_stats(struct vrun *r, const uint64_t *t, double k,
+		     struct vt_side *out)
 {
 	bool half = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
 	uint64_t *s = malloc(r->iters * sizeof(*s));
@@ -194,12 +198,13 @@ static int lat_stats(struct vrun *r, const uint64_t *t, struct vt_side *out)
 	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < r->iters; i++)
-		s[i] = half ? (t[i + 1] - t[i]) / 2 : t[i + 1] - t[i];
+		s[i] = (uint64_t)((double)(t[i + 1] - t[i]) * k /
+				  (half ? 2 : 1));
 	rc = vstats_lat_compute(s, r->iters, &out->lat);
 	out->has_lat = !rc;
 	out->msgs = r->iters;
 	out->bytes = (uint64_t)r->iters * r->size;
-	out->elapsed_s = (double)(t[r->iters] - t[0]) / 1e9;
+	out->elapsed_s = (double)(t[r->iters] - t[0]) * k / 1e9;
 	if (out->elapsed_s > 0)
 		out->msg_rate = (double)r->iters / out->elapsed_s;
 	free(s);
@@ -219,10 +224,11 @@ int vlat_run(struct vrun *r, bool initiator, struct vt_side *out)
 		if (!t)
 			return -ENOMEM;
 	}
-	r->watch->last_progress_ns = ctrl_now_ns();
+	vclock_init(&c.clk);
+	r->watch->last_progress_ns = vclock_now(&c.clk);
 	rc = lat_loop(&c, initiator, t);
 	if (!rc && initiator)
-		rc = lat_stats(r, t, out);
+		rc = lat_stats(r, t, vclock_drift(&c.clk), out);
 	out->cpu_s = vrun_cpu_s() - cpu0;
 	out->status = rc;
 	if (rc && !out->error[0])

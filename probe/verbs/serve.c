@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 /* The limits, checked on the decoded request alone. */
 static int check_limits(const struct vt_limits *l, const struct ctrl_request *q,
 			char *why, size_t len)
@@ -323,6 +325,12 @@ static void *serve_thread(void *arg)
 	close(job->fd);
 	free(res);
 	free(job);
+	/*
+	 * Free OpenSSL's per-thread state (HMAC) now: its thread-exit
+	 * destructor may not have run when the loop, having seen the count
+	 * drop, returns and the process exits.
+	 */
+	OPENSSL_thread_stop();
 	pthread_mutex_lock(&sh->lock);
 	sh->active--;
 	pthread_cond_signal(&sh->idle);

@@ -94,9 +94,9 @@ def send_request(port, body, key):
     return refusal(p)
 
 
-def expect(cond, what):
+def expect(cond, what, detail=""):
     if not cond:
-        print("FAIL:", what, file=sys.stderr)
+        print("FAIL:", what, detail, file=sys.stderr)
         sys.exit(1)
     print("ok:", what)
 
@@ -173,7 +173,8 @@ def main():
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        expect(proc.returncode == 0, "serve exits 0 on SIGTERM")
+        expect(proc.returncode == 0, "serve exits 0 on SIGTERM",
+               "status %s: %s" % (proc.returncode, proc.stderr.read()[-3000:]))
 
 
 main()
