@@ -262,6 +262,9 @@ static void daemon_collector_due(struct daemon *d, struct timers *t,
 			backoff_reset(&d->reg_bo);
 			t->plan = now + (double)s->plan_interval;
 		} else {
+			pthread_mutex_lock(&d->lock);
+			d->plan_stale = true;
+			pthread_mutex_unlock(&d->lock);
 			t->plan = now + backoff_next(&d->reg_bo);
 			if (d->need_register)
 				d->need_register = ret != -EPROTO;
@@ -325,7 +328,6 @@ static int daemon_start(struct daemon *d)
 	psched_init(&d->sched, s->duty_cycle, s->duty_window);
 	backoff_init(&d->bo, s->backoff_min, s->backoff_max);
 	backoff_init(&d->reg_bo, s->backoff_min, s->backoff_max);
-	backoff_init(&d->rnd, 1, 1);
 	backoff_init(&d->run_rnd, 1, 1);
 	d->lfd = d->ctl_fd = -1;
 	ret = daemon_host(d);

@@ -46,7 +46,6 @@ struct daemon {
 	struct spool *spool;
 	struct backoff bo;	/* results push retries */
 	struct backoff reg_bo;	/* register/plan retries */
-	struct backoff rnd;	/* jitter draws (event loop) */
 	struct backoff run_rnd; /* jitter draws (runner) */
 
 	struct push *p_report, *p_register, *p_plan, *p_results;
@@ -58,6 +57,8 @@ struct daemon {
 	struct dplan plan[DAEMON_MAX_PLAN];
 	size_t n_plan;
 	bool have_plan;
+	double plan_period; /* seconds, from the plan; 0 unknown */
+	bool plan_stale;    /* the last register/plan request failed */
 
 	/* Static peers and self-test rotation (runner only). */
 	size_t rr_next;

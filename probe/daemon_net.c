@@ -215,9 +215,7 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 	json_array_foreach(tests, i, t) {
 		if (cnt == DAEMON_MAX_PLAN || net_plan_entry(d, t, &n[cnt]))
 			continue;
-		/* A little jitter of our own, inside the entry's window. */
-		n[cnt].start_at += backoff_rand(&d->rnd) *
-				   (d->s->jitter < 5 ? d->s->jitter : 5);
+		/* not_before holds the collector's jitter inside the slot. */
 		pthread_mutex_lock(&d->lock);
 		for (size_t k = 0; k < d->n_plan; k++)
 			if (d->plan[k].done &&
@@ -232,6 +230,9 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 	memcpy(d->plan, n, cnt * sizeof(*n));
 	d->n_plan = cnt;
 	d->have_plan = true;
+	d->plan_stale = false;
+	d->plan_period = json_number_value(json_object_get(root,
+							   "period_seconds"));
 	pthread_mutex_unlock(&d->lock);
 	pthread_cond_signal(&d->wake);
 	log_debug("plan: %zu test(s)", cnt);

@@ -238,11 +238,13 @@ static json_t *dtest_endpoint(const char *host, const char *dev, unsigned port)
 {
 	json_t *o = json_object();
 
-	if (host)
+	/* Unknown members are left out (the collector's rule). */
+	if (host && host[0])
 		json_object_set_new(o, "host", json_string(host));
-	json_object_set_new(o, "device", dev && dev[0] ? json_string(dev)
-						       : json_null());
-	json_object_set_new(o, "port", port ? json_integer(port) : json_null());
+	if (dev && dev[0])
+		json_object_set_new(o, "device", json_string(dev));
+	if (port)
+		json_object_set_new(o, "port", json_integer(port));
 	return o;
 }
 

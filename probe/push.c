@@ -187,8 +187,10 @@ static int push_perform(struct push *p)
 
 	rc = curl_easy_perform(p->curl);
 	if (rc != CURLE_OK) {
-		log_err("push to %s: %s%s%s", p->url, curl_easy_strerror(rc),
-			p->errbuf[0] ? ": " : "", p->errbuf);
+		/* Once a minute per URL: a daemon retries far more often. */
+		log_once(p->url, 60, LOG_LVL_ERR, "push to %s: %s%s%s", p->url,
+			 curl_easy_strerror(rc), p->errbuf[0] ? ": " : "",
+			 p->errbuf);
 		return PUSH_ERR_NET;
 	}
 	curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &p->status);
