@@ -25,8 +25,8 @@ void backoff_reset(struct backoff *b)
 
 double backoff_cap(const struct backoff *b)
 {
-	double cap = b->base * ldexp(1.0, (int)(b->attempt > 60 ? 60
-								 : b->attempt));
+	double cap =
+		b->base * ldexp(1.0, (int)(b->attempt > 60 ? 60 : b->attempt));
 
 	return cap > b->max ? b->max : cap;
 }

@@ -81,7 +81,8 @@ static uint64_t daemon_ports_sig(const struct report *r)
 			for (size_t k = 0; k < p->n_pkeys; k++)
 				MIX(p->pkeys[k].pkey);
 			for (size_t k = 0; k < p->n_gids; k++)
-				for (const char *c = p->gids[k].gid; c && *c; c++)
+				for (const char *c = p->gids[k].gid; c && *c;
+				     c++)
 					MIX(*c);
 		}
 	}
@@ -109,7 +110,7 @@ static void daemon_counters(struct daemon *d)
 			const struct report_port *p = &r->devices[i].ports[j];
 
 			psched_port_set(&d->sched, r->devices[i].name, p->port,
-				       p->state == 4, daemon_mono());
+					p->state == 4, daemon_mono());
 		}
 	sig = daemon_ports_sig(r);
 	if (sig != d->ports_sig) {
@@ -243,8 +244,7 @@ static void daemon_wait(struct daemon *d, const struct timers *t)
 		daemon_ctl_serve(d, d->ctl_fd);
 }
 
-static void daemon_collector_due(struct daemon *d, struct timers *t,
-				 double now)
+static void daemon_collector_due(struct daemon *d, struct timers *t, double now)
 {
 	struct probe_settings *s = d->s;
 
@@ -387,10 +387,11 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 	daemon_signals();
 	ret = daemon_start(d);
 	if (!ret) {
-		log_info("daemon started: host %s, responder port %u, collector "
-			 "%s, %zu static peer(s)",
-			 d->host, d->resp_port,
-			 d->base_url ? d->base_url : "none", d->s->n_peers);
+		log_info(
+			"daemon started: host %s, responder port %u, collector "
+			"%s, %zu static peer(s)",
+			d->host, d->resp_port,
+			d->base_url ? d->base_url : "none", d->s->n_peers);
 		daemon_loop(d);
 		log_info("stopping");
 	}

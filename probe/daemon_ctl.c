@@ -73,11 +73,11 @@ static char *ctl_status(struct daemon *d)
 		const struct psched_port *p = &d->sched.ports[i];
 
 		json_array_append_new(
-			ports, json_pack("{s:s, s:i, s:b, s:b, s:f}", "device",
-					 p->device, "port", (int)p->port,
-					 "active", p->active, "testing",
-					 p->role != PSCHED_IDLE, "tested_seconds",
-					 p->tested_s));
+			ports,
+			json_pack("{s:s, s:i, s:b, s:b, s:f}", "device",
+				  p->device, "port", (int)p->port, "active",
+				  p->active, "testing", p->role != PSCHED_IDLE,
+				  "tested_seconds", p->tested_s));
 	}
 	pthread_mutex_unlock(&d->sched.lock);
 	pthread_mutex_lock(&d->lock);

@@ -66,7 +66,8 @@ int daemon_net_setup(struct daemon *d)
 		ret = net_push_new(d, "/api/v1/register", PLAN_MAX_BODY,
 				   &d->p_register);
 	if (!ret)
-		ret = net_push_new(d, "/api/v1/plan", PLAN_MAX_BODY, &d->p_plan);
+		ret = net_push_new(d, "/api/v1/plan", PLAN_MAX_BODY,
+				   &d->p_plan);
 	if (!ret)
 		ret = net_push_new(d, "/api/v1/results", 0, &d->p_results);
 	if (ret)
@@ -106,7 +107,8 @@ static json_t *net_port_json(const char *dev, const struct report_port *p)
 	json_t *pk = json_array(), *g = json_array();
 
 	if (p->link_layer)
-		json_object_set_new(o, "link_layer", json_string(p->link_layer));
+		json_object_set_new(o, "link_layer",
+				    json_string(p->link_layer));
 	if (p->lid >= 0)
 		json_object_set_new(o, "lid", json_integer(p->lid));
 	if (p->n_gids && p->gids[0].gid && strlen(p->gids[0].gid) >= 19)
@@ -139,9 +141,8 @@ static char *net_register_body(struct daemon *d)
 		const struct report_device *dv = &d->latest->devices[i];
 
 		for (size_t j = 0; j < dv->n_ports; j++)
-			json_array_append_new(ports,
-					      net_port_json(dv->name,
-							    &dv->ports[j]));
+			json_array_append_new(
+				ports, net_port_json(dv->name, &dv->ports[j]));
 	}
 	o = json_pack("{s:i, s:s, s:{s:s, s:i}, s:o, s:o, s:o}", "version", 1,
 		      "host", d->host, "responder", "address",
@@ -182,7 +183,8 @@ static int net_plan_entry(struct daemon *d, json_t *t, struct dplan *e)
 	snprintf(j->plan_id, sizeof(j->plan_id), "%s", jstr(t, "id"));
 	j->profile = *pr;
 	snprintf(j->device, sizeof(j->device), "%s", jstr(local, "device"));
-	j->ib_port = (unsigned)json_integer_value(json_object_get(local, "port"));
+	j->ib_port =
+		(unsigned)json_integer_value(json_object_get(local, "port"));
 	snprintf(j->peer_host, sizeof(j->peer_host), "%s", jstr(peer, "host"));
 	snprintf(j->peer_address, sizeof(j->peer_address), "%s",
 		 jstr(peer, "address"));
@@ -206,13 +208,14 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 
 	tests = json_object_get(root, "tests");
 	if (!n || !json_is_array(tests)) {
-		log_err("plan: not a plan (%s)", root ? "no tests array"
-						      : jerr.text);
+		log_err("plan: not a plan (%s)",
+			root ? "no tests array" : jerr.text);
 		json_decref(root);
 		free(n);
 		return -EPROTO;
 	}
-	json_array_foreach(tests, i, t) {
+	json_array_foreach(tests, i, t)
+	{
 		if (cnt == DAEMON_MAX_PLAN || net_plan_entry(d, t, &n[cnt]))
 			continue;
 		/* not_before holds the collector's jitter inside the slot. */
@@ -225,14 +228,14 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 		cnt++;
 	}
 	psched_pause(&d->sched, PSCHED_PAUSE_PLAN,
-		    json_is_true(json_object_get(root, "paused")));
+		     json_is_true(json_object_get(root, "paused")));
 	pthread_mutex_lock(&d->lock);
 	memcpy(d->plan, n, cnt * sizeof(*n));
 	d->n_plan = cnt;
 	d->have_plan = true;
 	d->plan_stale = false;
-	d->plan_period = json_number_value(json_object_get(root,
-							   "period_seconds"));
+	d->plan_period =
+		json_number_value(json_object_get(root, "period_seconds"));
 	pthread_mutex_unlock(&d->lock);
 	pthread_cond_signal(&d->wake);
 	log_debug("plan: %zu test(s)", cnt);

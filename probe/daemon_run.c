@@ -11,6 +11,7 @@
 #include "daemon_int.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,8 @@ static bool run_in_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1
-							 : NULL)
+	for (const char *p = list; p;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
 			return true;
 	return !list;
@@ -93,9 +94,9 @@ static bool run_pick_plan(struct daemon *d, struct dtest_job *job, double now)
 			continue;
 		}
 		ret = psched_acquire(&d->sched, e->job.device, e->job.ib_port,
-				    PSCHED_INITIATOR,
-				    run_expect(&e->job.profile), daemon_mono(),
-				    why, sizeof(why));
+				     PSCHED_INITIATOR,
+				     run_expect(&e->job.profile), daemon_mono(),
+				     why, sizeof(why));
 		if (ret)
 			continue; /* busy, over budget or down: later */
 		e->done = true;
@@ -122,12 +123,11 @@ static bool run_pick_static(struct daemon *d, struct dtest_job *job,
 
 		if (!run_in_list(s->peer_profiles, pr->name))
 			continue;
-		if (psched_acquire(&d->sched, s->responder_device
-						     ? s->responder_device
-						     : "",
-				  (unsigned)s->responder_ib_port,
-				  PSCHED_INITIATOR, run_expect(pr),
-				  daemon_mono(), why, sizeof(why)))
+		if (psched_acquire(
+			    &d->sched,
+			    s->responder_device ? s->responder_device : "",
+			    (unsigned)s->responder_ib_port, PSCHED_INITIATOR,
+			    run_expect(pr), daemon_mono(), why, sizeof(why)))
 			return false;
 		memset(job, 0, sizeof(*job));
 		job->profile = *pr;
@@ -166,9 +166,9 @@ static bool run_pick_selftest(struct daemon *d, struct dtest_job *job,
 	if (n)
 		port = d->sched.ports[d->selftest_next++ % n];
 	pthread_mutex_unlock(&d->sched.lock);
-	if (!n || psched_acquire(&d->sched, port.device, port.port,
-				PSCHED_INITIATOR, run_expect(pr), daemon_mono(),
-				why, sizeof(why)))
+	if (!n ||
+	    psched_acquire(&d->sched, port.device, port.port, PSCHED_INITIATOR,
+			   run_expect(pr), daemon_mono(), why, sizeof(why)))
 		return false;
 	memset(job, 0, sizeof(*job));
 	job->profile = *pr;
@@ -188,7 +188,7 @@ static void run_release(struct daemon *d, const struct dtest_job *job,
 			double spent)
 {
 	psched_release(&d->sched, job->device, job->ib_port, spent,
-		      daemon_mono());
+		       daemon_mono());
 }
 
 /* Store the result of @job durably; count it. */
@@ -232,7 +232,8 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 	double t0 = daemon_mono();
 	const char *outcome;
 
-	if (!res || dtest_params(job, sysfs_root, timeout, &p, err, sizeof(err))) {
+	if (!res ||
+	    dtest_params(job, sysfs_root, timeout, &p, err, sizeof(err))) {
 		run_store(d, job, NULL, &m, "control_error",
 			  res ? err : "out of memory");
 		free(res);
@@ -261,12 +262,13 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 		/* A loopback test crosses the port both ways. */
 		if (job->selftest)
 			bytes *= 2;
-		m.busy = dtest_busy(&before, &after, bytes, msgs,
-				    res->used.size, tol, m.busy_why,
-				    sizeof(m.busy_why));
+		m.busy =
+			dtest_busy(&before, &after, bytes, msgs, res->used.size,
+				   tol, m.busy_why, sizeof(m.busy_why));
 	}
 	run_store(d, job, res, &m, outcome,
-		  m.aborted ? "the daemon stopped during the test" : res->error);
+		  m.aborted ? "the daemon stopped during the test"
+			    : res->error);
 	run_release(d, job, m.duration);
 	free(res);
 }
@@ -286,7 +288,8 @@ static void *run_thread(void *arg)
 
 		pthread_mutex_lock(&d->lock);
 		if (!psched_paused(&d->sched)) {
-			have = d->have_plan && run_pick_plan(d, &job, daemon_epoch());
+			have = d->have_plan &&
+			       run_pick_plan(d, &job, daemon_epoch());
 			if (!have && !d->have_plan)
 				have = run_pick_static(d, &job, mono);
 			if (!have)
@@ -298,9 +301,9 @@ static void *run_thread(void *arg)
 		secret_len = d->secret_len;
 		memcpy(secret, d->secret, secret_len);
 		if (have)
-			snprintf(d->running, sizeof(d->running), "%.60s %.80s:%.7s",
-				 job.profile.name, job.peer_address,
-				 job.peer_port);
+			snprintf(d->running, sizeof(d->running),
+				 "%.60s %.80s:%.7s", job.profile.name,
+				 job.peer_address, job.peer_port);
 		if (!have) {
 			double w = run_next_due(d, daemon_epoch(), 1.0) + 0.001;
 
@@ -319,6 +322,7 @@ static void *run_thread(void *arg)
 		d->running[0] = '\0';
 		pthread_mutex_unlock(&d->lock);
 	}
+	OPENSSL_thread_stop(); /* the HMAC's per-thread state */
 	return NULL;
 }
 
@@ -341,7 +345,7 @@ static void *resp_thread(void *arg)
 		vt_serve_conn(&j->cfg, j->fd, res);
 	close(j->fd);
 	psched_release(&j->d->sched, j->device, j->port, daemon_mono() - t0,
-		      daemon_mono());
+		       daemon_mono());
 	pthread_mutex_lock(&j->d->lock);
 	j->d->responder_tests++;
 	j->d->resp_active--;
@@ -351,6 +355,7 @@ static void *resp_thread(void *arg)
 	free(res);
 	explicit_bzero(j->secret, sizeof(j->secret));
 	free(j);
+	OPENSSL_thread_stop();
 	return NULL;
 }
 
@@ -399,7 +404,7 @@ static void resp_accept(struct daemon *d, int fd)
 	resp_cfg(d, j);
 	pthread_mutex_unlock(&d->lock);
 	ret = psched_acquire(&d->sched, j->device, j->port, PSCHED_RESPONDER, 0,
-			    daemon_mono(), why, sizeof(why));
+			     daemon_mono(), why, sizeof(why));
 	if (!ret) {
 		pthread_mutex_lock(&d->lock);
 		d->resp_active++;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <jansson.h>
+#include <openssl/crypto.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,9 @@ static int portctr_get(const char *root, const char *dev, unsigned port,
 	char path[512], text[64], *end;
 	unsigned long long x;
 
-	if (sysfs_path(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s/%s",
-		       root, dev, port, dir, name) ||
+	if (sysfs_path(path, sizeof(path),
+		       "%s/class/infiniband/%s/ports/%u/%s/%s", root, dev, port,
+		       dir, name) ||
 	    sysfs_read(path, text, sizeof(text), SYSFS_QUIET_ALL))
 		return -ENOENT;
 	errno = 0;
@@ -108,8 +110,8 @@ bool dtest_busy(const struct portctr *b, const struct portctr *a,
 		 * both ways (ping-pong), an ack for each, and both counted
 		 * twice when the peer is on the same device (loopback).
 		 */
-		double pkts = 8.0 * (double)msgs *
-			      (double)((size + mtu - 1) / mtu);
+		double pkts =
+			8.0 * (double)msgs * (double)((size + mtu - 1) / mtu);
 		uint64_t seen = delta(b->xmit_pkts, a->xmit_pkts) +
 				delta(b->rcv_pkts, a->rcv_pkts);
 
@@ -175,17 +177,17 @@ const char *dtest_outcome(const struct vt_result *res, bool aborted)
 static const char *wc_name(int st)
 {
 	static const char *const names[] = {
-		"IBV_WC_SUCCESS",	     "IBV_WC_LOC_LEN_ERR",
-		"IBV_WC_LOC_QP_OP_ERR",	     "IBV_WC_LOC_EEC_OP_ERR",
-		"IBV_WC_LOC_PROT_ERR",	     "IBV_WC_WR_FLUSH_ERR",
-		"IBV_WC_MW_BIND_ERR",	     "IBV_WC_BAD_RESP_ERR",
-		"IBV_WC_LOC_ACCESS_ERR",     "IBV_WC_REM_INV_REQ_ERR",
-		"IBV_WC_REM_ACCESS_ERR",     "IBV_WC_REM_OP_ERR",
-		"IBV_WC_RETRY_EXC_ERR",	     "IBV_WC_RNR_RETRY_EXC_ERR",
-		"IBV_WC_LOC_RDD_VIOL_ERR",   "IBV_WC_REM_INV_RD_REQ_ERR",
-		"IBV_WC_REM_ABORT_ERR",	     "IBV_WC_INV_EECN_ERR",
-		"IBV_WC_INV_EEC_STATE_ERR",  "IBV_WC_FATAL_ERR",
-		"IBV_WC_RESP_TIMEOUT_ERR",   "IBV_WC_GENERAL_ERR",
+		"IBV_WC_SUCCESS",	    "IBV_WC_LOC_LEN_ERR",
+		"IBV_WC_LOC_QP_OP_ERR",	    "IBV_WC_LOC_EEC_OP_ERR",
+		"IBV_WC_LOC_PROT_ERR",	    "IBV_WC_WR_FLUSH_ERR",
+		"IBV_WC_MW_BIND_ERR",	    "IBV_WC_BAD_RESP_ERR",
+		"IBV_WC_LOC_ACCESS_ERR",    "IBV_WC_REM_INV_REQ_ERR",
+		"IBV_WC_REM_ACCESS_ERR",    "IBV_WC_REM_OP_ERR",
+		"IBV_WC_RETRY_EXC_ERR",	    "IBV_WC_RNR_RETRY_EXC_ERR",
+		"IBV_WC_LOC_RDD_VIOL_ERR",  "IBV_WC_REM_INV_RD_REQ_ERR",
+		"IBV_WC_REM_ABORT_ERR",	    "IBV_WC_INV_EECN_ERR",
+		"IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+		"IBV_WC_RESP_TIMEOUT_ERR",  "IBV_WC_GENERAL_ERR",
 	};
 
 	if (st > 0 && (size_t)st < sizeof(names) / sizeof(*names))
@@ -195,18 +197,28 @@ static const char *wc_name(int st)
 
 static json_t *dtest_figures(json_t *o, const struct vt_side *s)
 {
-	json_object_set_new(o, "bw_avg_bytes_per_second", json_real(s->bw_avg_Bps));
-	json_object_set_new(o, "bw_peak_bytes_per_second", json_real(s->bw_peak_Bps));
-	json_object_set_new(o, "bw_min_bytes_per_second", json_real(s->bw_min_Bps));
+	json_object_set_new(o, "bw_avg_bytes_per_second",
+			    json_real(s->bw_avg_Bps));
+	json_object_set_new(o, "bw_peak_bytes_per_second",
+			    json_real(s->bw_peak_Bps));
+	json_object_set_new(o, "bw_min_bytes_per_second",
+			    json_real(s->bw_min_Bps));
 	json_object_set_new(o, "msg_rate_per_second", json_real(s->msg_rate));
 	if (s->has_lat && s->lat.n) {
-		json_object_set_new(o, "lat_min_seconds", json_real(s->lat.min_s));
-		json_object_set_new(o, "lat_median_seconds", json_real(s->lat.median_s));
-		json_object_set_new(o, "lat_mean_seconds", json_real(s->lat.mean_s));
-		json_object_set_new(o, "lat_p99_seconds", json_real(s->lat.p99_s));
-		json_object_set_new(o, "lat_p999_seconds", json_real(s->lat.p999_s));
-		json_object_set_new(o, "lat_max_seconds", json_real(s->lat.max_s));
-		json_object_set_new(o, "lat_stdev_seconds", json_real(s->lat.stdev_s));
+		json_object_set_new(o, "lat_min_seconds",
+				    json_real(s->lat.min_s));
+		json_object_set_new(o, "lat_median_seconds",
+				    json_real(s->lat.median_s));
+		json_object_set_new(o, "lat_mean_seconds",
+				    json_real(s->lat.mean_s));
+		json_object_set_new(o, "lat_p99_seconds",
+				    json_real(s->lat.p99_s));
+		json_object_set_new(o, "lat_p999_seconds",
+				    json_real(s->lat.p999_s));
+		json_object_set_new(o, "lat_max_seconds",
+				    json_real(s->lat.max_s));
+		json_object_set_new(o, "lat_stdev_seconds",
+				    json_real(s->lat.stdev_s));
 	}
 	json_object_set_new(o, "cpu_seconds", json_real(s->cpu_s));
 	return o;
@@ -216,20 +228,23 @@ static json_t *dtest_params_json(const struct dtest_job *job,
 				 const struct vt_result *res)
 {
 	const struct probe_profile *p = &job->profile;
-	json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:b}",
-			      "test", p->test, "size", (json_int_t)p->size,
-			      "qps", (json_int_t)p->qps, "duration", p->duration,
-			      "iters", (json_int_t)p->iters, "pkey",
-			      (json_int_t)p->pkey, "sl", (json_int_t)p->sl,
-			      "selftest", job->selftest);
+	json_t *o =
+		json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:b}", "test",
+			  p->test, "size", (json_int_t)p->size, "qps",
+			  (json_int_t)p->qps, "duration", p->duration, "iters",
+			  (json_int_t)p->iters, "pkey", (json_int_t)p->pkey,
+			  "sl", (json_int_t)p->sl, "selftest", job->selftest);
 
 	if (o && p->gid[0])
 		json_object_set_new(o, "gid", json_string(p->gid));
 	if (o && res && res->used.device[0]) {
-		json_object_set_new(o, "gid_index", json_integer(res->used.gid_index));
+		json_object_set_new(o, "gid_index",
+				    json_integer(res->used.gid_index));
 		json_object_set_new(o, "mtu", json_integer(res->used.mtu));
-		json_object_set_new(o, "used_pkey", json_integer(res->used.pkey));
-		json_object_set_new(o, "used_iters", json_integer(res->used.iters));
+		json_object_set_new(o, "used_pkey",
+				    json_integer(res->used.pkey));
+		json_object_set_new(o, "used_iters",
+				    json_integer(res->used.iters));
 	}
 	return o;
 }
@@ -252,30 +267,34 @@ int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
 		 const struct dtest_meta *m, const char *outcome,
 		 const char *error, char **out)
 {
-	const char *dev = res && res->used.device[0] ? res->used.device
-						     : job->device;
-	const char *wc = res ? wc_name(res->local.wc_status ? res->local.wc_status
-							     : res->remote.wc_status)
-			     : NULL;
+	const char *dev =
+		res && res->used.device[0] ? res->used.device : job->device;
+	const char *wc =
+		res ? wc_name(res->local.wc_status ? res->local.wc_status
+						   : res->remote.wc_status)
+		    : NULL;
 	json_t *o = json_object();
 
 	*out = NULL;
 	if (!o)
 		return -ENOMEM;
 	json_object_set_new(o, "id", json_string(m->id));
-	json_object_set_new(o, "plan_id", job->plan_id[0] ? json_string(job->plan_id)
-							  : json_null());
+	json_object_set_new(o, "plan_id",
+			    job->plan_id[0] ? json_string(job->plan_id)
+					    : json_null());
 	json_object_set_new(o, "profile", json_string(job->profile.name));
 	json_object_set_new(o, "test", json_string(job->profile.test));
 	json_object_set_new(o, "started", json_real(m->started));
 	json_object_set_new(o, "duration_seconds", json_real(m->duration));
-	json_object_set_new(o, "local", dtest_endpoint(NULL, dev, job->ib_port));
-	json_object_set_new(o, "peer", dtest_endpoint(job->peer_host,
-						      job->peer_device,
-						      job->peer_ib_port));
+	json_object_set_new(o, "local",
+			    dtest_endpoint(NULL, dev, job->ib_port));
+	json_object_set_new(o, "peer",
+			    dtest_endpoint(job->peer_host, job->peer_device,
+					   job->peer_ib_port));
 	json_object_set_new(o, "outcome", json_string(outcome));
-	json_object_set_new(o, "error", error && error[0] ? json_string(error)
-							  : json_null());
+	json_object_set_new(o, "error",
+			    error && error[0] ? json_string(error)
+					      : json_null());
 	json_object_set_new(o, "wc_status", wc ? json_string(wc) : json_null());
 	json_object_set_new(o, "busy", json_boolean(m->busy));
 	if (m->busy)
@@ -304,6 +323,7 @@ static void *loop_srv_thread(void *arg)
 		vt_serve_conn(&s->cfg, fd, &s->res);
 		close(fd);
 	}
+	OPENSSL_thread_stop();
 	return NULL;
 }
 
@@ -325,7 +345,8 @@ int dtest_selftest(const struct vt_params *p, struct vt_result *res)
 		free(s);
 		memset(res, 0, sizeof(*res));
 		snprintf(res->error, sizeof(res->error),
-			 "loopback responder: cannot listen: %s", strerror(-rc));
+			 "loopback responder: cannot listen: %s",
+			 strerror(-rc));
 		res->status = rc;
 		return rc;
 	}

@@ -21,12 +21,12 @@ struct dtest_job {
 	struct probe_profile profile;
 	char device[PROBE_NAME_MAX]; /* local */
 	unsigned ib_port;
-	char peer_host[256];	      /* name for the result */
-	char peer_address[256];	      /* where its responder listens */
+	char peer_host[256];	/* name for the result */
+	char peer_address[256]; /* where its responder listens */
 	char peer_port[8];
 	char peer_device[PROBE_NAME_MAX]; /* "": unknown */
 	unsigned peer_ib_port;
-	bool selftest; /* loopback on this host's own device */
+	bool selftest;	 /* loopback on this host's own device */
 	double deadline; /* epoch seconds; 0: none */
 };
 

@@ -325,7 +325,8 @@ static int cli_set(struct cli *c, char *kv)
 
 #define DAEMON_USAGE                                                           \
 	"daemon [--config FILE] [--print-config] [--sysfs-root DIR] "          \
-	"[--collector URL] [--token-file FILE] [--ca-file FILE] [--host NAME] " \
+	"[--collector URL] [--token-file FILE] [--ca-file FILE] [--host "      \
+	"NAME] "                                                               \
 	"[--log-level LEVEL] [--set KEY=VALUE]..."
 
 static int cmd_daemon(struct cli *c, int argc, char **argv)

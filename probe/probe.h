@@ -29,14 +29,14 @@ struct probe_label {
  */
 struct probe_profile {
 	char name[PROBE_NAME_MAX];
-	char test[32];	      /* "write_bw", "send_lat"... */
-	long long size;	      /* bytes per message */
-	long long qps;	      /* queue pairs */
-	double duration;      /* seconds; 0: iteration mode */
-	long long iters;      /* 0: the test's default */
-	long long pkey;	      /* P_Key by value; 0: index 0 */
+	char test[32];		  /* "write_bw", "send_lat"... */
+	long long size;		  /* bytes per message */
+	long long qps;		  /* queue pairs */
+	double duration;	  /* seconds; 0: iteration mode */
+	long long iters;	  /* 0: the test's default */
+	long long pkey;		  /* P_Key by value; 0: index 0 */
 	char gid[PROBE_NAME_MAX]; /* GID selector: v2, v1, ipv4, address */
-	long long sl;	      /* service level 0..15 */
+	long long sl;		  /* service level 0..15 */
 };
 
 /* [peers]: NAME = host:port[/device/port], tested without a collector. */
@@ -91,7 +91,7 @@ struct probe_settings {
 	int selftest;
 	long long selftest_interval; /* seconds */
 	char *selftest_profile;
-	char *peer_profiles; /* comma-separated; NULL: every profile */
+	char *peer_profiles;   /* comma-separated; NULL: every profile */
 	double busy_tolerance; /* share of extra bytes still "not busy" */
 
 	struct probe_label labels[PROBE_MAX_LABELS];
@@ -131,8 +131,8 @@ int probe_settings_extra(void *obj, const char *section, const char *name,
 int probe_settings_finish(struct probe_settings *s, char *err, size_t errlen);
 
 /* The profile named @name, or NULL. */
-const struct probe_profile *
-probe_profile_find(const struct probe_settings *s, const char *name);
+const struct probe_profile *probe_profile_find(const struct probe_settings *s,
+					       const char *name);
 
 /*
  * probe_peer_parse() - "host:port[/device/port]" ("[v6]:port/..." too)

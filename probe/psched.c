@@ -36,7 +36,7 @@ void psched_configure(struct psched *s, double duty, double window)
 }
 
 static struct psched_port *psched_find(struct psched *s, const char *device,
-				     unsigned port)
+				       unsigned port)
 {
 	if (!device || !device[0])
 		return s->n_ports ? &s->ports[0] : NULL;
@@ -59,7 +59,7 @@ static void psched_accrue(struct psched *s, struct psched_port *p, double now)
 }
 
 int psched_port_set(struct psched *s, const char *device, unsigned port,
-		   int active, double now)
+		    int active, double now)
 {
 	struct psched_port *p;
 	int ret = 0;
@@ -107,8 +107,8 @@ unsigned psched_paused(struct psched *s)
 }
 
 static int psched_check(struct psched *s, struct psched_port *p,
-		       enum psched_role role, double expect_s, char *why,
-		       size_t len)
+			enum psched_role role, double expect_s, char *why,
+			size_t len)
 {
 	static const char *const roles[] = {"", "an initiator", "a responder"};
 
@@ -133,8 +133,8 @@ static int psched_check(struct psched *s, struct psched_port *p,
 	/* A test longer than the whole cap may start on a full budget. */
 	if (expect_s > psched_cap(s))
 		expect_s = psched_cap(s);
-	if (s->duty <= 0 ||
-	    (role == PSCHED_RESPONDER ? p->credit <= 0 : p->credit < expect_s)) {
+	if (s->duty <= 0 || (role == PSCHED_RESPONDER ? p->credit <= 0
+						      : p->credit < expect_s)) {
 		snprintf(why, len,
 			 "busy: port %s/%u is at its duty cycle (%.3g)",
 			 p->device, p->port, s->duty);
@@ -144,8 +144,8 @@ static int psched_check(struct psched *s, struct psched_port *p,
 }
 
 int psched_acquire(struct psched *s, const char *device, unsigned port,
-		  enum psched_role role, double expect_s, double now, char *why,
-		  size_t len)
+		   enum psched_role role, double expect_s, double now,
+		   char *why, size_t len)
 {
 	struct psched_port *p;
 	int ret;
@@ -162,7 +162,7 @@ int psched_acquire(struct psched *s, const char *device, unsigned port,
 }
 
 void psched_release(struct psched *s, const char *device, unsigned port,
-		   double spent_s, double now)
+		    double spent_s, double now)
 {
 	struct psched_port *p;
 
@@ -178,7 +178,7 @@ void psched_release(struct psched *s, const char *device, unsigned port,
 }
 
 double psched_wait(struct psched *s, const char *device, unsigned port,
-		  double expect_s, double now)
+		   double expect_s, double now)
 {
 	struct psched_port *p;
 	double w = 0;

@@ -30,7 +30,7 @@ enum psched_pause {
 struct psched_port {
 	char device[PSCHED_NAME_MAX];
 	unsigned port;
-	int active;	  /* state ACTIVE */
+	int active; /* state ACTIVE */
 	enum psched_role role;
 	double credit;	  /* seconds of testing it may still spend */
 	double credit_at; /* when credit was last brought up to date */
@@ -56,7 +56,7 @@ void psched_configure(struct psched *s, double duty, double window);
  * not seen before starts with a full budget at @now.
  */
 int psched_port_set(struct psched *s, const char *device, unsigned port,
-		   int active, double now);
+		    int active, double now);
 
 /* Set or clear pause reason bits; returns the bits now set. */
 unsigned psched_pause(struct psched *s, unsigned bits, int on);
@@ -72,15 +72,15 @@ unsigned psched_paused(struct psched *s);
  * A @device of "" means the first port.
  */
 int psched_acquire(struct psched *s, const char *device, unsigned port,
-		  enum psched_role role, double expect_s, double now, char *why,
-		  size_t len);
+		   enum psched_role role, double expect_s, double now,
+		   char *why, size_t len);
 
 /* The test on @device/@port took @spent_s seconds; the port is free. */
 void psched_release(struct psched *s, const char *device, unsigned port,
-		   double spent_s, double now);
+		    double spent_s, double now);
 
 /* Seconds until @device/@port has @expect_s of budget (0: now). */
 double psched_wait(struct psched *s, const char *device, unsigned port,
-		  double expect_s, double now);
+		   double expect_s, double now);
 
 #endif

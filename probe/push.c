@@ -141,8 +141,8 @@ int push_new(const struct push_opts *o, struct push **out)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	buf_init(&p->resp, o->max_response ? o->max_response
-					   : PUSH_MAX_RESPONSE);
+	buf_init(&p->resp,
+		 o->max_response ? o->max_response : PUSH_MAX_RESPONSE);
 	p->url = strdup(o->url);
 	p->curl = curl_easy_init();
 	ret = p->url && p->curl ? 0 : -ENOMEM;

@@ -134,8 +134,8 @@ int probe_settings_load(struct probe_settings *s, const char *path, char *err,
 		return ret;
 	}
 	if (path) {
-		ret = conf_load(probe_conf_opts, s, path,
-				probe_settings_extra, err, errlen);
+		ret = conf_load(probe_conf_opts, s, path, probe_settings_extra,
+				err, errlen);
 		if (ret)
 			return ret;
 	}

@@ -16,15 +16,21 @@
 
 /* Built-in profiles, used when probe.ini defines none. */
 static const struct probe_profile builtin_profiles[] = {
-	{.name = "bw", .test = "write_bw", .size = 65536, .qps = 2,
+	{.name = "bw",
+	 .test = "write_bw",
+	 .size = 65536,
+	 .qps = 2,
 	 .duration = 2},
-	{.name = "lat", .test = "write_lat", .size = 2, .qps = 1,
+	{.name = "lat",
+	 .test = "write_lat",
+	 .size = 2,
+	 .qps = 1,
 	 .iters = 1000},
 };
 
 static const char *const profile_tests[] = {
-	"write_bw", "read_bw",	"send_bw",  "write_lat", "read_lat",
-	"send_lat", "fadd_lat", "cas_lat",  "fadd_bw",	 "cas_bw",
+	"write_bw", "read_bw",	"send_bw", "write_lat", "read_lat",
+	"send_lat", "fadd_lat", "cas_lat", "fadd_bw",	"cas_bw",
 };
 
 static int copy_name(char *dst, size_t size, const char *v, const char *what,
@@ -52,8 +58,9 @@ static int parse_ll(const char *key, const char *v, long long min,
 	errno = 0;
 	x = strtoll(v, &end, 0);
 	if (errno || end == v || *end || x < min || x > max) {
-		snprintf(err, errlen, "%s: '%s' is not an integer in [%lld, %lld]",
-			 key, v, min, max);
+		snprintf(err, errlen,
+			 "%s: '%s' is not an integer in [%lld, %lld]", key, v,
+			 min, max);
 		return -EINVAL;
 	}
 	*out = x;
@@ -176,13 +183,14 @@ static struct probe_profile *profile_for(struct probe_settings *s,
 		if (!strcmp(s->profiles[i].name, name))
 			return &s->profiles[i];
 	if (s->n_profiles == PROBE_MAX_PROFILES) {
-		snprintf(err, errlen, "at most %d profiles", PROBE_MAX_PROFILES);
+		snprintf(err, errlen, "at most %d profiles",
+			 PROBE_MAX_PROFILES);
 		return NULL;
 	}
 	p = &s->profiles[s->n_profiles];
 	/* Keys not given: one QP, the test's own iteration default. */
-	*p = (struct probe_profile){.test = "write_bw", .size = 65536,
-				    .qps = 1};
+	*p = (struct probe_profile){
+		.test = "write_bw", .size = 65536, .qps = 1};
 	if (copy_name(p->name, sizeof(p->name), name, "profile name", err,
 		      errlen))
 		return NULL;
@@ -190,8 +198,8 @@ static struct probe_profile *profile_for(struct probe_settings *s,
 	return p;
 }
 
-static int parse_profile_test(struct probe_profile *p, const char *v,
-			      char *err, size_t errlen)
+static int parse_profile_test(struct probe_profile *p, const char *v, char *err,
+			      size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(profile_tests) / sizeof(*profile_tests);
 	     i++) {
@@ -249,10 +257,11 @@ static int parse_profile_key(struct probe_profile *p, const char *k,
 		p->duration = d;
 		return 0;
 	}
-	snprintf(err, errlen,
-		 "%s: unknown key (test, size, qps, duration, iters, pkey, gid, "
-		 "sl)",
-		 key);
+	snprintf(
+		err, errlen,
+		"%s: unknown key (test, size, qps, duration, iters, pkey, gid, "
+		"sl)",
+		key);
 	return -ENOENT;
 }
 
@@ -279,8 +288,8 @@ int probe_settings_extra(void *obj, const char *section, const char *name,
 	return -ENOENT;
 }
 
-const struct probe_profile *
-probe_profile_find(const struct probe_settings *s, const char *name)
+const struct probe_profile *probe_profile_find(const struct probe_settings *s,
+					       const char *name)
 {
 	for (size_t i = 0; name && i < s->n_profiles; i++)
 		if (!strcmp(s->profiles[i].name, name))
@@ -302,7 +311,8 @@ static int check_profile_list(const struct probe_settings *s, const char *list,
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
 		if (!probe_profile_find(s, name)) {
 			snprintf(err, errlen,
-				 "peer_profiles: no [profile %s] defined", name);
+				 "peer_profiles: no [profile %s] defined",
+				 name);
 			return -EINVAL;
 		}
 		p = comma ? comma + 1 : NULL;
@@ -314,8 +324,8 @@ int probe_settings_finish(struct probe_settings *s, char *err, size_t errlen)
 {
 	if (!s->n_profiles) {
 		memcpy(s->profiles, builtin_profiles, sizeof(builtin_profiles));
-		s->n_profiles = sizeof(builtin_profiles) /
-				sizeof(*builtin_profiles);
+		s->n_profiles =
+			sizeof(builtin_profiles) / sizeof(*builtin_profiles);
 	}
 	if (s->backoff_min > s->backoff_max) {
 		snprintf(err, errlen,
@@ -324,7 +334,8 @@ int probe_settings_finish(struct probe_settings *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (s->selftest && !probe_profile_find(s, s->selftest_profile)) {
-		snprintf(err, errlen, "selftest_profile: no [profile %s] defined",
+		snprintf(err, errlen,
+			 "selftest_profile: no [profile %s] defined",
 			 s->selftest_profile ? s->selftest_profile : "");
 		return -EINVAL;
 	}

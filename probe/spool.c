@@ -85,8 +85,7 @@ static int spool_write_at(int dirfd, const char *name, const char *data,
 	base = base ? base + 1 : name;
 	snprintf(tmp, sizeof(tmp), "%.*s.tmp-%s", (int)(base - name), name,
 		 base);
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0600);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	while (off < len) {
@@ -389,8 +388,7 @@ uint64_t spool_bytes(struct spool *sp)
 	return n;
 }
 
-size_t spool_oldest(struct spool *sp, char (*ids)[SPOOL_ID_LEN + 1],
-		    size_t max)
+size_t spool_oldest(struct spool *sp, char (*ids)[SPOOL_ID_LEN + 1], size_t max)
 {
 	size_t n;
 

@@ -301,6 +301,14 @@ class Daemon(unittest.TestCase):
         self.assertIn("[labels]\nrack = r1", out.stdout)
         self.assertIn("node02 = 127.0.0.1:%d" % self.dead_port, out.stdout)
         self.assertIn("[profile lat]", out.stdout)
+        # The shipped sample parses and shows its profiles.
+        sample = os.path.join(FIXTURES, "..", "..", "etc", "probe.ini")
+        out = subprocess.run([PROBE, "daemon", "--config", sample,
+                              "--print-config"],
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("[profile bw]\ntest = write_bw", out.stdout)
+        self.assertIn("counters_interval = 10", out.stdout)
         out = subprocess.run(
             [PROBE, "daemon", "--config", self.cfg, "--set",
              "spool_max_age=1"], capture_output=True, text=True, timeout=30)

@@ -110,27 +110,34 @@ static void test_bad_values(void **state)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{"[daemon]\nduty_cycle = 1.5\n", "duty_cycle: '1.5' is not a number in [0, 1]"},
-		{"[daemon]\ncounters_interval = 0\n", "counters_interval: '0' is not an integer in [1, 3600]"},
+		{"[daemon]\nduty_cycle = 1.5\n",
+		 "duty_cycle: '1.5' is not a number in [0, 1]"},
+		{"[daemon]\ncounters_interval = 0\n",
+		 "counters_interval: '0' is not an integer in [1, 3600]"},
 		{"[daemon]\nresponder_port = 70000\n", "[0, 65535]"},
-		{"[profile x]\nqps = 65\n", "profile x: qps: '65' is not an integer in [1, 64]"},
+		{"[profile x]\nqps = 65\n",
+		 "profile x: qps: '65' is not an integer in [1, 64]"},
 		{"[profile x]\nsl = 16\n", "[0, 15]"},
 		{"[profile x]\ntest = foo_bw\n", "is not one of write_bw"},
 		{"[profile x]\ncolour = red\n", "unknown key"},
-		{"[peers]\nn1 = 10.0.0.1\n", "peers.n1: '10.0.0.1' is not host:port"},
+		{"[peers]\nn1 = 10.0.0.1\n",
+		 "peers.n1: '10.0.0.1' is not host:port"},
 		{"[peers]\nn1 = 10.0.0.1:0\n", "port 1..65535"},
 		{"[peers]\nn1 = h:1/mlx5_0\n", "host:port[/device/port]"},
 		{"[labels]\nbad key = x\n", "labels key"},
 		{"[whatever]\nx = 1\n", "unknown section [whatever]"},
-		{"[daemon]\nbackoff_min = 10\nbackoff_max = 5\n", "backoff_min (10) must not exceed"},
-		{"[daemon]\npeer_profiles = bw,nope\n", "peer_profiles: no [profile nope]"},
+		{"[daemon]\nbackoff_min = 10\nbackoff_max = 5\n",
+		 "backoff_min (10) must not exceed"},
+		{"[daemon]\npeer_profiles = bw,nope\n",
+		 "peer_profiles: no [profile nope]"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		struct probe_settings s;
 		char err[512];
 
-		assert_int_not_equal(load(cases[i].text, &s, err, sizeof(err)), 0);
+		assert_int_not_equal(load(cases[i].text, &s, err, sizeof(err)),
+				     0);
 		if (!strstr(err, cases[i].want))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err,
 				 cases[i].want);
@@ -140,8 +147,10 @@ static void test_bad_values(void **state)
 
 static void test_busy(void **state)
 {
-	struct portctr b = {.has_bytes = true, .xmit_bytes = 1000,
-			    .rcv_bytes = 1000, .has_wait = true,
+	struct portctr b = {.has_bytes = true,
+			    .xmit_bytes = 1000,
+			    .rcv_bytes = 1000,
+			    .has_wait = true,
 			    .xmit_wait = 5};
 	struct portctr a = b;
 	char why[160];

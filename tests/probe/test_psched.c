@@ -24,25 +24,25 @@ static void test_one_per_port(void **state)
 	psched_init(&s, 0.5, 100);
 	assert_int_equal(psched_port_set(&s, "mlx5_0", 1, 1, 0), 0);
 	assert_int_equal(psched_port_set(&s, "mlx5_1", 1, 1, 0), 0);
-	assert_int_equal(psched_acquire(&s, "mlx5_0", 1, PSCHED_INITIATOR, 2,
-					0, why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "mlx5_0", 1, PSCHED_INITIATOR, 2, 0,
+					why, sizeof(why)),
 			 0);
 	/* The responder refuses "busy" while the initiator runs ... */
-	assert_int_equal(psched_acquire(&s, "mlx5_0", 1, PSCHED_RESPONDER, 0,
-					1, why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "mlx5_0", 1, PSCHED_RESPONDER, 0, 1,
+					why, sizeof(why)),
 			 -EBUSY);
 	assert_non_null(strstr(why, "busy"));
 	/* ... another port is free ... */
-	assert_int_equal(psched_acquire(&s, "mlx5_1", 1, PSCHED_RESPONDER, 0,
-					1, why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "mlx5_1", 1, PSCHED_RESPONDER, 0, 1,
+					why, sizeof(why)),
 			 0);
 	/* ... and the other way round. */
-	assert_int_equal(psched_acquire(&s, "mlx5_1", 1, PSCHED_INITIATOR, 1,
-					1, why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "mlx5_1", 1, PSCHED_INITIATOR, 1, 1,
+					why, sizeof(why)),
 			 -EBUSY);
 	psched_release(&s, "mlx5_0", 1, 2, 2);
-	assert_int_equal(psched_acquire(&s, "mlx5_0", 1, PSCHED_RESPONDER, 0,
-					2, why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "mlx5_0", 1, PSCHED_RESPONDER, 0, 2,
+					why, sizeof(why)),
 			 0);
 	assert_int_equal(psched_acquire(&s, "nope", 1, PSCHED_INITIATOR, 1, 2,
 					why, sizeof(why)),
@@ -60,17 +60,17 @@ static void test_duty_cycle(void **state)
 	/* 5% over 100 s: a budget of 5 s; 2-s tests. */
 	psched_init(&s, 0.05, 100);
 	psched_port_set(&s, "d", 1, 1, 0);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 2, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 2, 0, why,
+					sizeof(why)),
 			 0);
 	psched_release(&s, "d", 1, 2, 2);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 2, 2,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 2, 2, why,
+					sizeof(why)),
 			 0);
 	psched_release(&s, "d", 1, 2, 4);
 	/* 1.1 s of budget left: a 2-s test must wait ~18 s. */
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 2, 4,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 2, 4, why,
+					sizeof(why)),
 			 -EAGAIN);
 	assert_non_null(strstr(why, "duty cycle"));
 	assert_true(psched_wait(&s, "d", 1, 2, 4) > 17 &&
@@ -98,17 +98,17 @@ static void test_duty_zero_and_responder(void **state)
 
 	psched_init(&s, 0, 100);
 	psched_port_set(&s, "d", 1, 1, 0);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0, why,
+					sizeof(why)),
 			 -EAGAIN);
 	psched_configure(&s, 0.1, 10);
 	psched_port_set(&s, "e", 1, 1, 0); /* full budget: 1 s */
-	assert_int_equal(psched_acquire(&s, "e", 1, PSCHED_RESPONDER, 0, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "e", 1, PSCHED_RESPONDER, 0, 0, why,
+					sizeof(why)),
 			 0);
 	psched_release(&s, "e", 1, 5, 5); /* a long peer test: in debt */
-	assert_int_equal(psched_acquire(&s, "e", 1, PSCHED_RESPONDER, 0, 6,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "e", 1, PSCHED_RESPONDER, 0, 6, why,
+					sizeof(why)),
 			 -EAGAIN);
 	psched_destroy(&s);
 }
@@ -120,25 +120,25 @@ static void test_pause_and_down(void **state)
 
 	psched_init(&s, 1, 100);
 	psched_port_set(&s, "d", 1, 0, 0);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0, why,
+					sizeof(why)),
 			 -ENETDOWN);
 	psched_port_set(&s, "d", 1, 1, 0);
 	assert_int_equal(psched_pause(&s, PSCHED_PAUSE_CTL, 1),
 			 PSCHED_PAUSE_CTL);
 	psched_pause(&s, PSCHED_PAUSE_FILE, 1);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_RESPONDER, 0, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_RESPONDER, 0, 0, why,
+					sizeof(why)),
 			 -ECANCELED);
 	/* Resume clears only its own reason: the file still pauses. */
 	assert_int_equal(psched_pause(&s, PSCHED_PAUSE_CTL, 0),
 			 PSCHED_PAUSE_FILE);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0, why,
+					sizeof(why)),
 			 -ECANCELED);
 	psched_pause(&s, PSCHED_PAUSE_FILE, 0);
-	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0,
-					why, sizeof(why)),
+	assert_int_equal(psched_acquire(&s, "d", 1, PSCHED_INITIATOR, 1, 0, why,
+					sizeof(why)),
 			 0);
 	/* "" is the first port (the responder's default device). */
 	assert_int_equal(psched_acquire(&s, "", 1, PSCHED_RESPONDER, 0, 0, why,
