@@ -72,6 +72,13 @@ int results_render(struct expo *e, const struct results *r);
 
 void results_free(struct results *r);
 
+/*
+ * @v rounded to 9 significant digits (figures are served so: far finer
+ * than any measurement, and integral or exact in %.15g, which makes
+ * them cheap to print).
+ */
+double results_round(double v);
+
 /* The median of @v[0..n-1] (sorts @v); NaN when n is 0. */
 double results_median(double *v, size_t n);
 

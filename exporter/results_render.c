@@ -132,7 +132,7 @@ static void agg_run(const struct results *r, const struct att *at, size_t n,
 			if (!isnan(v))
 				tmp[k++] = v;
 		}
-		g->median[f] = results_median(tmp, k);
+		g->median[f] = results_round(results_median(tmp, k));
 		g->worst[f] = k ? tmp[max ? k - 1 : 0] : NAN;
 	}
 }

@@ -459,6 +459,16 @@ static void test_median(void **state)
 	assert_true(isnan(results_median(one, 0)));
 }
 
+static void test_round(void **state)
+{
+	(void)state;
+	assert_true(results_round(47123456789.123) == 47123456800.0);
+	assert_true(results_round(1.23456789123e-6) == 1.23456789e-6);
+	assert_true(results_round(-2.5) == -2.5);
+	assert_true(results_round(0) == 0);
+	assert_true(isnan(results_round(NAN)));
+}
+
 /* A database the collector has not upgraded: no test families. */
 static void test_schema_v1(void **state)
 {
@@ -491,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_pair_cap),
 		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_round),
 		cmocka_unit_test(test_schema_v1),
 	};
 
