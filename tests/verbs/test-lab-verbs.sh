@@ -19,6 +19,7 @@ fi
 out=/dev/shm/verbs
 port=18600
 common=(-d rxe0 --no-pin --timeout 10)
+serve_args=()
 
 # one TEST [ARGS...]: a responder for one client, the client, then checks.
 one() {
@@ -26,7 +27,7 @@ one() {
 	shift
 	port=$((port + 1))
 	timeout 120 "$PROBE" serve -p "$port" --once --json -d rxe0 \
-		>"$out.server" 2>&1 &
+		"${serve_args[@]}" >"$out.server" 2>&1 &
 	local server=$!
 	lab_wait_listen "$port" 60 || lab_fail "serve does not listen: $(cat "$out.server")"
 	timeout 120 "$PROBE" run "$test" --peer "127.0.0.1:$port" "${common[@]}" \
@@ -58,6 +59,29 @@ one write_bw -n 200 -s 10000 -q 3 --verify
 one read_bw -n 200 -s 10000 -q 3 --verify
 one send_bw -n 200 -s 10000 -q 3 --verify
 lab_ok "every test type ran probe-to-probe on rxe0"
+
+# Shared secret: the same on both sides runs; another one is refused.
+secret=$(mktemp /dev/shm/verbs-secret.XXXXXX)
+other=$(mktemp /dev/shm/verbs-other.XXXXXX)
+echo "a shared secret for the verbs lab test" >"$secret"
+echo "not the secret the responder was given" >"$other"
+serve_args=(--secret-file "$secret")
+one write_lat -n 100 --secret-file "$secret"
+lab_ok "HMAC challenge-response with a shared secret"
+port=$((port + 1))
+timeout 120 "$PROBE" serve -p "$port" --once -d rxe0 --secret-file "$secret" \
+	>"$out.server" 2>&1 &
+server=$!
+lab_wait_listen "$port" 60 || lab_fail "serve does not listen"
+timeout 120 "$PROBE" run write_lat --peer "127.0.0.1:$port" "${common[@]}" \
+	-n 100 --secret-file "$other" >"$out.bad" 2>&1
+rc=$?
+wait "$server"
+[ "$rc" -eq 1 ] && grep -q "authentication failed" "$out.bad" &&
+	grep -q "authentication failed" "$out.server" ||
+	lab_fail "wrong secret: status $rc: $(cat "$out.bad" "$out.server")"
+lab_ok "a wrong secret is refused, and both sides say so"
+serve_args=()
 
 # bad_choice WHAT EXPECT ARGS...: refused up front, naming the valid choices.
 bad_choice() {
