@@ -161,10 +161,14 @@ static int aggs_make(const struct results *r, struct att *at, size_t n,
 	return 0;
 }
 
-/* A group pair as one entity: the smaller group first. */
+/*
+ * A group pair as one entity: the smaller group first. Past 65,535 groups
+ * the index would not fit 32 bits: no group pairs then (a group_label
+ * with that many values is no grouping).
+ */
 static uint32_t group_pair(const struct results *r, uint32_t ga, uint32_t gb)
 {
-	if (ga == RES_NONE || gb == RES_NONE)
+	if (ga == RES_NONE || gb == RES_NONE || r->n_groups > 65535)
 		return RES_NONE;
 	if (ga > gb) {
 		uint32_t t = ga;
