@@ -190,7 +190,9 @@ static int trade(struct vsess *s)
 /*
  * After a failure, say so if the port went down under the test. The port
  * state can trail the failed completion (rxe marks the port down after
- * its QPs fail), so look for up to a second; only on this failure path.
+ * its QPs fail, and later still on a loaded machine: seen over a second
+ * in the TCG lab), so look for up to three seconds; only on this failure
+ * path.
  */
 static void note_port_state(struct vsess *s)
 {
@@ -199,7 +201,7 @@ static void note_port_state(struct vsess *s)
 	struct ibv_port_attr pa;
 	int i;
 
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < 30; i++) {
 		if (ibv_query_port(s->dev->ctx, (uint8_t)s->dev->port, &pa))
 			return;
 		if (pa.state != IBV_PORT_ACTIVE)
