@@ -7,8 +7,9 @@
  * since (result.id greater than the last one counted, through the rowid).
  * The first scrape after start-up counts the whole table once, in chunks.
  * A table whose ids went backwards (a new database) starts the counts
- * over: Prometheus sees a counter reset. Shared by the worker threads;
- * its own lock.
+ * over: Prometheus sees a counter reset. (A row that reuses the id of a
+ * deleted newest row before the next scrape is not counted: SQLite gives
+ * max(id) + 1 to a new row.) Shared by the worker threads; its own lock.
  */
 #ifndef IBPULSE_TALLY_H
 #define IBPULSE_TALLY_H

@@ -489,6 +489,27 @@ static void test_schema_v1(void **state)
 	unlink(path);
 }
 
+/* A table whose ids went backwards (a new database): counts start over. */
+static void test_totals_reset(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *db;
+	char *s = scrape(f, 0, 1);
+
+	free(s);
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	exec_sql(db, "DELETE FROM result");
+	add_result(db, f->now, 1, "h1", "h2", "bw", 100, "timeout", NULL, 0,
+		   NO_FIGS);
+	sqlite3_close(db);
+	s = scrape(f, 0, 1);
+	has(s, "ibpulse_test_results_total{host=\"h1\",profile=\"bw\","
+	       "outcome=\"timeout\"} 1");
+	has(s, "ibpulse_test_results_total{host=\"h1\",profile=\"bw\","
+	       "outcome=\"ok\"} 0");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_median),
 		cmocka_unit_test(test_round),
 		cmocka_unit_test(test_schema_v1),
+		cmocka_unit_test(
+			test_totals_reset), /* last: empties the table */
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
