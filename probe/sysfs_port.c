@@ -55,7 +55,7 @@ static void port_attrs(const char *portdir, struct report_port *p)
 	} nums[] = {
 		{"lid", offsetof(struct report_port, lid), 0xffff},
 		{"sm_lid", offsetof(struct report_port, sm_lid), 0xffff},
-		{"lmc", offsetof(struct report_port, lmc), 7},
+		{"lid_mask_count", offsetof(struct report_port, lmc), 7},
 		{"cap_mask", offsetof(struct report_port, cap_mask),
 		 0xffffffff},
 	};
@@ -83,7 +83,7 @@ static void port_attrs(const char *portdir, struct report_port *p)
 			p->link_layer = strdup(text);
 	}
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		/* Optional: rxe (6.1) has no lmc, for one. */
+		/* Optional: a driver may leave any of them out. */
 		if (port_file(portdir, nums[i].file, buf, sizeof(buf), path,
 			      sizeof(path), SYSFS_QUIET_MISSING))
 			continue;
