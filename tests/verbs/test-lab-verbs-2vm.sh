@@ -13,7 +13,7 @@ if [ -z "${LAB:-}" ]; then
 	tool=${1:?usage: test-lab-verbs-2vm.sh LAB_TOOL PROBE}
 	probe=${2:?usage: test-lab-verbs-2vm.sh LAB_TOOL PROBE}
 	lab_require "$tool"
-	exec "$tool" run --vms 2 --timeout 800 --env "PROBE=$probe" -- \
+	lab_run "$tool" --vms 2 --timeout 800 --env "PROBE=$probe" -- \
 		bash "$here/test-lab-verbs-2vm.sh"
 fi
 

@@ -15,7 +15,7 @@ if [ -z "${LAB:-}" ]; then
 	tool=${1:?usage: test-lab-verbs-faults.sh LAB_TOOL PROBE}
 	probe=${2:?usage: test-lab-verbs-faults.sh LAB_TOOL PROBE}
 	lab_require "$tool"
-	exec "$tool" run --timeout 600 --env "PROBE=$probe" -- \
+	lab_run "$tool" --timeout 600 --env "PROBE=$probe" -- \
 		bash "$here/test-lab-verbs-faults.sh"
 fi
 

@@ -12,7 +12,7 @@ if [ -z "${LAB:-}" ]; then
 	tool=${1:?usage: test-lab-verbs.sh LAB_TOOL PROBE}
 	probe=${2:?usage: test-lab-verbs.sh LAB_TOOL PROBE}
 	lab_require "$tool"
-	exec "$tool" run --timeout 800 --env "PROBE=$probe" -- \
+	lab_run "$tool" --timeout 800 --env "PROBE=$probe" -- \
 		bash "$here/test-lab-verbs.sh"
 fi
 
