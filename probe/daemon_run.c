@@ -205,9 +205,10 @@ static void run_store(struct daemon *d, const struct dtest_job *job,
 	if (!ret)
 		ret = spool_put(d->spool, m->id, json, strlen(json));
 	free(json);
-	log_info("test %s %s/%u -> %s (%s:%s): %s%s%s%s", job->profile.name,
+	log_info("test %s %s/%u -> %s (%s%s%s): %s%s%s%s", job->profile.name,
 		 job->device[0] ? job->device : "-", job->ib_port,
-		 job->peer_host, job->peer_address, job->peer_port, outcome,
+		 job->peer_host, job->selftest ? "loopback" : job->peer_address,
+		 job->selftest ? "" : ":", job->peer_port, outcome,
 		 m->busy ? " (busy link: " : "", m->busy ? m->busy_why : "",
 		 m->busy ? ")" : "");
 	if (error && error[0])

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Lab test of `ibpulse-probe daemon` on rxe0 in one VM: two daemons with
 # distinct host names and responder ports test each other through static
-# peers (no collector: results stay in their spools), A also runs the
+# peers with a shared secret (no collector: results stay in their
+# spools), A also runs the
 # loopback self-test. Asserted: ok results with figures arrive from both
 # and A's self-test; a paused B makes A's tests come back "refused";
 # ib_write_bw running beside A's test flags a result busy; with eth0 down
@@ -26,6 +27,10 @@ mkdir -p "$w"
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; ip link set eth0 up' EXIT
 
+# Both daemons authenticate their tests with a shared secret.
+printf 'lab-daemon-secret-0123456789abcdef\n' >"$w/secret"
+chmod 600 "$w/secret"
+
 # conf NAME RESPONDER_PORT PEER_PORT EXTRA: one daemon's probe.ini
 conf() {
 	cat >"$w/$1.ini" <<INI
@@ -42,6 +47,7 @@ responder_listen = 127.0.0.1
 test_timeout = 5
 spool_dir = $w/$1/spool
 control_socket = $w/$1.sock
+secret_file = $w/secret
 $4
 [peers]
 peer = 127.0.0.1:$3
@@ -102,14 +108,17 @@ wait_results lab-a 1 90 "A refused by a paused B" '"outcome":"refused"' 'paused'
 lab_ok "a paused responder refuses"
 
 # Traffic beside the scheduled tests: some result of A is flagged busy.
-ib_write_bw -d rxe0 -x 1 -s 65536 -D 12 -p 18700 >/dev/null 2>&1 &
+# The perftest server listens before its client starts (TCG is slow).
+ib_write_bw -d rxe0 -x 1 -s 65536 -D 25 -p 18700 >"$w/perf-s.log" 2>&1 &
 pids+=($!)
 perf=($!)
-sleep 1
-ib_write_bw -d rxe0 -x 1 -s 65536 -D 10 -p 18700 127.0.0.1 >/dev/null 2>&1 &
+lab_wait_listen 18700 30 || lab_fail "ib_write_bw server: $(cat "$w/perf-s.log")"
+(lab_retry 5 ib_write_bw -d rxe0 -x 1 -s 65536 -D 25 -p 18700 127.0.0.1) \
+	>"$w/perf-c.log" 2>&1 &
 pids+=($!)
 perf+=($!)
-wait_results lab-a 1 90 "a busy-flagged result" '"busy":true' '"outcome":"ok"'
+wait_results lab-a 1 90 "a busy-flagged result (perftest: $(tail -3 "$w/perf-c.log"))" \
+	'"busy":true' '"outcome":"ok"'
 
 lab_ok "a test beside ib_write_bw is flagged busy"
 wait "${perf[@]}"
