@@ -110,6 +110,22 @@ sqlite3_stmt *store_stmt(struct store *st, enum store_sql which)
 	return s;
 }
 
+int store_done(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : store_err(st, rc, what);
+}
+
+void store_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
 /* Run a statement that returns no rows (or whose rows are ignored). */
 static int store_exec(struct store *st, enum store_sql which)
 {

@@ -111,6 +111,11 @@ sqlite3_stmt *store_stmt(struct store *st, enum store_sql which);
 
 /* The same for the test statements (store_tests.c). */
 sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which);
+/* Step @s (bindings in place) to SQLITE_DONE and reset it; errors via
+ * store_err() naming @what. */
+int store_done(struct store *st, sqlite3_stmt *s, const char *what);
+/* Bind @v as text (not copied: it must outlive the step), NULL as NULL. */
+void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 
 int store_cache_new(struct store *st);
 void store_cache_drop(struct store *st);

@@ -145,14 +145,6 @@ static uint64_t port_hash(const struct report_port *p)
 
 /* ---- binding helpers: unknown values become NULL ---- */
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 static void bind_known(sqlite3_stmt *s, int i, int64_t v)
 {
 	if (v >= 0)
@@ -183,15 +175,6 @@ static int store_returning(struct store *st, sqlite3_stmt *s, const char *what,
 	return 0;
 }
 
-/* Run a statement with its bindings in place. */
-static int store_done(struct store *st, sqlite3_stmt *s, const char *what)
-{
-	int rc = sqlite3_step(s);
-
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : store_err(st, rc, what);
-}
-
 /* ---- host, device, port ---- */
 
 static int put_host(struct store *st, const struct report *r, double now,
@@ -205,7 +188,7 @@ static int put_host(struct store *st, const struct report *r, double now,
 	sqlite3_bind_text(s, 1, r->host, -1, SQLITE_STATIC);
 	sqlite3_bind_double(s, 2, now);
 	sqlite3_bind_double(s, 3, r->timestamp);
-	bind_text(s, 4, r->probe_version);
+	store_bind_text(s, 4, r->probe_version);
 	ret = store_returning(st, s, "host", &id);
 	if (ret)
 		return ret;
@@ -242,16 +225,16 @@ static int put_device_row(struct store *st, int64_t host_id,
 		off += (size_t)snprintf(netdevs + off, sizeof(netdevs) - off,
 					"%s%s", i ? "," : "", d->netdevs[i]);
 	sqlite3_bind_int64(s, 1, host_id);
-	bind_text(s, 2, d->name);
-	bind_text(s, 3, d->node_guid);
-	bind_text(s, 4, d->sys_image_guid);
-	bind_text(s, 5, d->fw_ver);
-	bind_text(s, 6, d->hca_type);
-	bind_text(s, 7, d->board_id);
-	bind_text(s, 8, d->node_desc);
+	store_bind_text(s, 2, d->name);
+	store_bind_text(s, 3, d->node_guid);
+	store_bind_text(s, 4, d->sys_image_guid);
+	store_bind_text(s, 5, d->fw_ver);
+	store_bind_text(s, 6, d->hca_type);
+	store_bind_text(s, 7, d->board_id);
+	store_bind_text(s, 8, d->node_desc);
 	bind_known(s, 9, d->numa_node);
-	bind_text(s, 10, d->n_netdevs ? netdevs : NULL);
-	bind_text(s, 11, p->address);
+	store_bind_text(s, 10, d->n_netdevs ? netdevs : NULL);
+	store_bind_text(s, 11, p->address);
 	bind_speed(s, 12, p->cur_speed_gts);
 	bind_speed(s, 13, p->max_speed_gts);
 	bind_known(s, 14, p->cur_width);
@@ -304,13 +287,13 @@ static int put_port_row(struct store *st, int64_t host_id, int64_t dev_id,
 	bind_known(s, 5, p->phys_state);
 	if (p->rate_bytes != REPORT_UNKNOWN)
 		sqlite3_bind_int64(s, 6, (int64_t)p->rate_bytes);
-	bind_text(s, 7, p->link_layer);
+	store_bind_text(s, 7, p->link_layer);
 	bind_known(s, 8, p->lid);
 	bind_known(s, 9, p->sm_lid);
 	bind_known(s, 10, p->lmc);
 	bind_known(s, 11, p->cap_mask);
-	bind_text(s, 12, p->port_guid);
-	bind_text(s, 13, p->netdev);
+	store_bind_text(s, 12, p->port_guid);
+	store_bind_text(s, 13, p->netdev);
 	sqlite3_bind_double(s, 14, now);
 	return store_returning(st, s, "port", id);
 }
@@ -332,9 +315,9 @@ static int put_port_tables(struct store *st, int64_t id,
 		s = store_stmt(st, SQL_GID_INS);
 		sqlite3_bind_int64(s, 1, id);
 		sqlite3_bind_int64(s, 2, p->gids[i].index);
-		bind_text(s, 3, p->gids[i].gid);
-		bind_text(s, 4, p->gids[i].type);
-		bind_text(s, 5, p->gids[i].netdev);
+		store_bind_text(s, 3, p->gids[i].gid);
+		store_bind_text(s, 4, p->gids[i].type);
+		store_bind_text(s, 5, p->gids[i].netdev);
 		ret = store_done(st, s, "gid");
 	}
 	for (size_t i = 0; !ret && i < p->n_pkeys; i++) {

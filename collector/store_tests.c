@@ -142,14 +142,6 @@ sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which)
 	return s;
 }
 
-static void bind_str(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 static void bind_uint(sqlite3_stmt *s, int i, long long v)
 {
 	if (v > 0)
@@ -164,14 +156,6 @@ static void bind_real(sqlite3_stmt *s, int i, double v)
 		sqlite3_bind_null(s, i);
 	else
 		sqlite3_bind_double(s, i, v);
-}
-
-static int tdone(struct store *st, sqlite3_stmt *s, const char *what)
-{
-	int rc = sqlite3_step(s);
-
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : store_err(st, rc, what);
 }
 
 /* ---- registration ---- */
@@ -206,16 +190,16 @@ static int reg_port(struct store *st, int64_t id, const struct treg_port *p)
 	if (!pk)
 		return -ENOMEM;
 	sqlite3_bind_int64(s, 1, id);
-	bind_str(s, 2, p->device);
+	store_bind_text(s, 2, p->device);
 	sqlite3_bind_int64(s, 3, p->port);
 	bind_uint(s, 4, p->state);
-	bind_str(s, 5, p->link_layer);
+	store_bind_text(s, 5, p->link_layer);
 	if (p->lid >= 0)
 		sqlite3_bind_int64(s, 6, p->lid);
-	bind_str(s, 7, p->subnet_prefix);
+	store_bind_text(s, 7, p->subnet_prefix);
 	sqlite3_bind_text(s, 8, pk, -1, SQLITE_TRANSIENT);
 	free(pk);
-	ret = tdone(st, s, "register port");
+	ret = store_done(st, s, "register port");
 	return ret;
 }
 
@@ -228,11 +212,11 @@ int store_register(struct store *st, const struct treg *r, double now)
 
 	if (ret)
 		goto out;
-	bind_str(s, 1, r->host);
-	bind_str(s, 2, r->address);
+	store_bind_text(s, 1, r->host);
+	store_bind_text(s, 2, r->address);
 	sqlite3_bind_int64(s, 3, r->port);
-	bind_str(s, 4, labels);
-	bind_str(s, 5, profiles);
+	store_bind_text(s, 4, labels);
+	store_bind_text(s, 5, profiles);
 	sqlite3_bind_double(s, 6, now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
@@ -242,14 +226,14 @@ int store_register(struct store *st, const struct treg *r, double now)
 	for (int k = 0; !ret && k < 2; k++) {
 		s = store_tstmt(st, k ? TSQL_PORT_DEL : TSQL_LABEL_DEL);
 		sqlite3_bind_int64(s, 1, id);
-		ret = tdone(st, s, "register: delete");
+		ret = store_done(st, s, "register: delete");
 	}
 	for (size_t i = 0; !ret && i < r->n_labels; i++) {
 		s = store_tstmt(st, TSQL_LABEL_INS);
 		sqlite3_bind_int64(s, 1, id);
-		bind_str(s, 2, r->labels[i].key);
-		bind_str(s, 3, r->labels[i].value);
-		ret = tdone(st, s, "register label");
+		store_bind_text(s, 2, r->labels[i].key);
+		store_bind_text(s, 3, r->labels[i].value);
+		ret = store_done(st, s, "register label");
 	}
 	for (size_t i = 0; !ret && i < r->n_ports; i++)
 		ret = reg_port(st, id, &r->ports[i]);
@@ -264,26 +248,26 @@ out:
 static void result_bind(sqlite3_stmt *s, const char *host,
 			const struct tresult *t, double now)
 {
-	bind_str(s, 1, t->id);
-	bind_str(s, 2, host);
-	bind_str(s, 3, t->plan_id);
-	bind_str(s, 4, t->profile);
-	bind_str(s, 5, t->test);
+	store_bind_text(s, 1, t->id);
+	store_bind_text(s, 2, host);
+	store_bind_text(s, 3, t->plan_id);
+	store_bind_text(s, 4, t->profile);
+	store_bind_text(s, 5, t->test);
 	sqlite3_bind_double(s, 6, t->started);
 	bind_real(s, 7, t->duration);
-	bind_str(s, 8, t->local_device);
+	store_bind_text(s, 8, t->local_device);
 	bind_uint(s, 9, t->local_port);
-	bind_str(s, 10, t->peer_host);
-	bind_str(s, 11, t->peer_device);
+	store_bind_text(s, 10, t->peer_host);
+	store_bind_text(s, 11, t->peer_device);
 	bind_uint(s, 12, t->peer_port);
-	bind_str(s, 13, t->outcome);
-	bind_str(s, 14, t->error);
-	bind_str(s, 15, t->wc_status);
+	store_bind_text(s, 13, t->outcome);
+	store_bind_text(s, 14, t->error);
+	store_bind_text(s, 15, t->wc_status);
 	sqlite3_bind_int(s, 16, t->busy);
-	bind_str(s, 17, t->busy_reason);
+	store_bind_text(s, 17, t->busy_reason);
 	for (int i = 0; i < TFIG_COUNT; i++)
 		bind_real(s, 18 + i, t->fig[i]);
-	bind_str(s, 30, t->params);
+	store_bind_text(s, 30, t->params);
 	sqlite3_bind_double(s, 31, now);
 }
 
@@ -309,17 +293,17 @@ static int result_pair(struct store *st, const char *host,
 		return 0;
 	swap = port_cmp(host, t->local_device, t->local_port, t->peer_host,
 			t->peer_device, t->peer_port) > 0;
-	bind_str(s, swap ? 4 : 1, host);
-	bind_str(s, swap ? 5 : 2, t->local_device);
+	store_bind_text(s, swap ? 4 : 1, host);
+	store_bind_text(s, swap ? 5 : 2, t->local_device);
 	sqlite3_bind_int64(s, swap ? 6 : 3, t->local_port);
-	bind_str(s, swap ? 1 : 4, t->peer_host);
-	bind_str(s, swap ? 2 : 5, t->peer_device);
+	store_bind_text(s, swap ? 1 : 4, t->peer_host);
+	store_bind_text(s, swap ? 2 : 5, t->peer_device);
 	sqlite3_bind_int64(s, swap ? 3 : 6, t->peer_port);
 	sqlite3_bind_double(s, 7, t->started);
-	bind_str(s, 8, t->outcome);
+	store_bind_text(s, 8, t->outcome);
 	if (!strcmp(t->outcome, "ok"))
 		sqlite3_bind_double(s, 9, t->started);
-	return tdone(st, s, "pair_seen");
+	return store_done(st, s, "pair_seen");
 }
 
 int store_results(struct store *st, const struct tresults *r, double now,
@@ -332,7 +316,7 @@ int store_results(struct store *st, const struct tresults *r, double now,
 	for (size_t i = 0; !ret && i < r->n; i++) {
 		s = store_tstmt(st, TSQL_RESULT_INS);
 		result_bind(s, r->host, &r->v[i], now);
-		ret = tdone(st, s, "result");
+		ret = store_done(st, s, "result");
 		if (ret)
 			break;
 		if (sqlite3_changes(st->db) == 0) {
@@ -344,11 +328,11 @@ int store_results(struct store *st, const struct tresults *r, double now,
 	}
 	if (!ret && r->has_dropped) {
 		s = store_tstmt(st, TSQL_DROPPED_UPSERT);
-		bind_str(s, 1, r->host);
+		store_bind_text(s, 1, r->host);
 		sqlite3_bind_int64(s, 2, r->spool_full);
 		sqlite3_bind_int64(s, 3, r->expired);
 		sqlite3_bind_double(s, 4, now);
-		ret = tdone(st, s, "probe_dropped");
+		ret = store_done(st, s, "probe_dropped");
 	}
 	return ret;
 }
@@ -360,11 +344,11 @@ int store_pause(struct store *st, const char *host, int paused, int by_admin,
 {
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PAUSE_UPSERT);
 
-	bind_str(s, 1, host);
+	store_bind_text(s, 1, host);
 	sqlite3_bind_int(s, 2, paused);
 	sqlite3_bind_double(s, 3, now);
 	sqlite3_bind_int(s, 4, by_admin);
-	return tdone(st, s, "pause");
+	return store_done(st, s, "pause");
 }
 
 int store_paused(struct store *st, const char *host)
@@ -372,7 +356,7 @@ int store_paused(struct store *st, const char *host)
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PAUSE_GET);
 	int rc, v = 0;
 
-	bind_str(s, 1, host);
+	store_bind_text(s, 1, host);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		v = sqlite3_column_int(s, 0) != 0;
@@ -389,8 +373,8 @@ int store_tests_retire(struct store *st, const char *host, size_t *changes)
 		sqlite3_stmt *s = store_tstmt(st, (enum store_tsql)k);
 		int ret;
 
-		bind_str(s, 1, host);
-		ret = tdone(st, s, "retire");
+		store_bind_text(s, 1, host);
+		ret = store_done(st, s, "retire");
 		if (ret)
 			return ret;
 		*changes += (size_t)sqlite3_changes(st->db);
@@ -406,7 +390,7 @@ int store_prune_results(struct store *st, double cutoff, long long batch,
 
 	sqlite3_bind_double(s, 1, cutoff);
 	sqlite3_bind_int64(s, 2, batch);
-	ret = tdone(st, s, "prune results");
+	ret = store_done(st, s, "prune results");
 	*deleted = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	return ret;
 }
