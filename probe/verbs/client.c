@@ -146,22 +146,10 @@ static int measure(struct vsess *s, const struct vt_params *p,
 		.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9),
 		.stall_ns = (uint64_t)(p->timeout_s * 1e9),
 	};
-	struct vrun r = {
-		.e = s->eng,
-		.remote = &s->remote,
-		.test = p->test,
-		.size = u->size,
-		.iters = u->iters,
-		.duration_s = u->duration_s,
-		.margin_s = u->margin_s,
-		.interval_s = p->interval_s,
-		.cq_mod = u->cq_mod,
-		.post_list = u->post_list,
-		.do_send = true,
-		.watch = &w,
-		.use_inline = u->inline_size && u->size <= u->inline_size,
-	};
+	struct vrun r;
 
+	vsess_run_init(s, p->test, p->interval_s, &w, &r);
+	r.do_send = true;
 	if (vt_test_is_lat(p->test))
 		return vlat_run(&r, true, &s->res->local);
 	return vbw_run(&r, &s->res->local);

@@ -198,21 +198,9 @@ static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
 		const struct vt_params *p, struct vwatch *w)
 {
 	const struct vt_used *u = &s->res->used;
-	struct vrun r = {
-		.e = s->eng,
-		.remote = &s->remote,
-		.test = p->test,
-		.size = u->size,
-		.iters = u->iters,
-		.duration_s = u->duration_s,
-		.margin_s = u->margin_s,
-		.interval_s = cfg->dev.interval_s,
-		.cq_mod = u->cq_mod,
-		.post_list = u->post_list,
-		.watch = w,
-		.use_inline = u->inline_size && u->size <= u->inline_size,
-	};
+	struct vrun r;
 
+	vsess_run_init(s, p->test, cfg->dev.interval_s, w, &r);
 	if (p->test == VT_WRITE_LAT || p->test == VT_SEND_LAT)
 		return vlat_run(&r, false, &s->res->local);
 	if (u->bidir || p->test == VT_SEND_BW) {

@@ -155,6 +155,27 @@ void vsess_fill_used(struct vsess *s)
 	u->remote_pkey = s->remote.pkey;
 }
 
+void vsess_run_init(struct vsess *s, enum vt_test test, double interval_s,
+		    struct vwatch *w, struct vrun *r)
+{
+	const struct vt_used *u = &s->res->used;
+
+	*r = (struct vrun){
+		.e = s->eng,
+		.remote = &s->remote,
+		.test = test,
+		.size = u->size,
+		.iters = u->iters,
+		.duration_s = u->duration_s,
+		.margin_s = u->margin_s,
+		.interval_s = interval_s,
+		.cq_mod = u->cq_mod,
+		.post_list = u->post_list,
+		.watch = w,
+		.use_inline = u->inline_size && u->size <= u->inline_size,
+	};
+}
+
 static uint64_t ns(double s)
 {
 	return s > 0 ? (uint64_t)(s * 1e9 + 0.5) : 0;

@@ -55,6 +55,12 @@ int vsess_agree(struct vsess *s, const struct ctrl_endpoint *mine,
 		const struct ctrl_endpoint *peer, char *err, size_t len);
 /* Record the resolved port and remote identity in res->used. */
 void vsess_fill_used(struct vsess *s);
+/*
+ * Set up @r for the measured loop from the agreed settings in res->used;
+ * the caller picks the direction (do_send, do_recv, peer_may_end).
+ */
+void vsess_run_init(struct vsess *s, enum vt_test test, double interval_s,
+		    struct vwatch *w, struct vrun *r);
 /* vt_side <-> wire form. */
 void vsess_side_to_msg(const struct vt_side *s, struct ctrl_result *m);
 void vsess_msg_to_side(const struct ctrl_result *m, struct vt_side *s);
