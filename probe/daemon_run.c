@@ -245,6 +245,7 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 		p.secret = secret;
 		p.secret_len = secret_len;
 	}
+	p.stop = &daemon_stop; /* SIGTERM ends the test: outcome aborted */
 	portctr_read(sysfs_root, job->device, job->ib_port, &before);
 	if (job->selftest)
 		dtest_selftest(&p, res);

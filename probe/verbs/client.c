@@ -145,6 +145,7 @@ static int measure(struct vsess *s, const struct vt_params *p,
 		.fd = s->fd,
 		.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9),
 		.stall_ns = (uint64_t)(p->timeout_s * 1e9),
+		.stop = p->stop,
 	};
 	struct vrun r;
 
@@ -166,7 +167,7 @@ static int trade(struct vsess *s)
 		s, ctrl_result_encode(CTRL_DONE, &m, s->out, sizeof(s->out)));
 	if (rc)
 		return rc;
-	rc = ctrl_recv(s->fd, &s->h, s->in, vsess_deadline(s));
+	rc = ctrl_recv(s->fd, &s->h, s->in, vsess_deadline(s), s->stop);
 	if (rc || s->h.type != CTRL_RESULT ||
 	    ctrl_result_decode(s->in, s->h.len, &m))
 		return rc ? rc : -EBADMSG;
@@ -212,7 +213,7 @@ static int session(struct vsess *s, const struct vt_params *p, const char *host,
 	rc = vdev_open(p, &s->dev, err, sizeof(err));
 	if (rc)
 		return vsess_fail(s, rc, "%s", err);
-	rc = ctrl_connect(host, port, vsess_deadline(s), &s->fd);
+	rc = ctrl_connect(host, port, vsess_deadline(s), s->stop, &s->fd);
 	if (rc)
 		return vsess_fail(s, rc,
 				  "cannot reach responder %s port %s: "
@@ -233,6 +234,9 @@ static int session(struct vsess *s, const struct vt_params *p, const char *host,
 				sizeof(res->local.error));
 		res->local.status = rc;
 	}
+	/* Aborted: no waiting on the port or the peer. */
+	if (rc == -ECANCELED)
+		return vsess_fail(s, rc, "aborted");
 	if (rc)
 		note_port_state(s);
 	/* Trade views even after a failure: the peer's may say why. */
@@ -254,6 +258,7 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 		.step_s = p->timeout_s,
 		.secret = p->secret,
 		.secret_len = p->secret_len,
+		.stop = p->stop,
 		.res = res,
 	};
 	char err[VT_ERR_MAX];
@@ -265,7 +270,13 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 	if (rc)
 		return vsess_fail(&s, rc, "%s", err);
 	vt_params_apply(p, &res->used);
-	rc = session(&s, p, host, port ? port : VT_DEFAULT_PORT);
+	if (p->stop && *p->stop)
+		rc = -ECANCELED;
+	else
+		rc = session(&s, p, host, port ? port : VT_DEFAULT_PORT);
+	/* However far it got, a stopped test reads the same. */
+	if (rc == -ECANCELED)
+		vsess_fail(&s, rc, "aborted");
 	vsess_release(&s);
 	if (s.fd >= 0)
 		close(s.fd);

@@ -16,6 +16,7 @@
 #ifndef IBPULSE_VERBS_CTRL_H
 #define IBPULSE_VERBS_CTRL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -179,18 +180,24 @@ int ctrl_random(uint8_t *buf, size_t len);
  * ctrl_recv() reads one message into @payload (cap CTRL_MAX_PAYLOAD) and
  * fills @h. Both give up at @deadline_ns (CLOCK_MONOTONIC) with -ETIMEDOUT;
  * a closed peer is -ECONNRESET; a bad header is -EBADMSG, a version this
- * side does not speak -EPROTONOSUPPORT (h->version tells which).
+ * side does not speak -EPROTONOSUPPORT (h->version tells which). With a
+ * @stop flag (NULL: none), they give up with -ECANCELED within 100 ms of
+ * it being set.
  */
-int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns);
+int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns,
+	      const volatile sig_atomic_t *stop);
 int ctrl_recv(int fd, struct ctrl_hdr *h, uint8_t *payload,
-	      uint64_t deadline_ns);
+	      uint64_t deadline_ns, const volatile sig_atomic_t *stop);
 /* Send a REFUSE with a reason, best effort (errors are ignored). */
 void ctrl_send_refuse(int fd, int code, const char *reason,
 		      uint64_t deadline_ns);
 
-/* Connect to @host:@port (port may be 0 for the default) before deadline. */
+/*
+ * Connect to @host:@port (port may be 0 for the default) before deadline,
+ * or until *@stop (-ECANCELED).
+ */
 int ctrl_connect(const char *host, const char *port, uint64_t deadline_ns,
-		 int *fd_out);
+		 const volatile sig_atomic_t *stop, int *fd_out);
 /* Listen on @addr (NULL: any) and @port; *port_out is the bound port. */
 int ctrl_listen(const char *addr, const char *port, int *fd_out,
 		unsigned *port_out);

@@ -23,6 +23,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#define STOP_SLICE_MS 100 /* how often a wait looks at the stop flag */
+
 uint64_t ctrl_now_ns(void)
 {
 	struct timespec ts;
@@ -31,17 +33,25 @@ uint64_t ctrl_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Wait for @events on @fd until @deadline_ns; 0, -ETIMEDOUT or -errno. */
-static int wait_fd(int fd, short events, uint64_t deadline_ns)
+/*
+ * Wait for @events on @fd until @deadline_ns; 0, -ETIMEDOUT, -ECANCELED
+ * once *@stop is set (looked at every STOP_SLICE_MS at least) or -errno.
+ */
+static int wait_fd(int fd, short events, uint64_t deadline_ns,
+		   const volatile sig_atomic_t *stop)
 {
 	for (;;) {
 		struct pollfd pfd = {.fd = fd, .events = events};
 		uint64_t now = ctrl_now_ns();
 		int ms, rc;
 
+		if (stop && *stop)
+			return -ECANCELED;
 		if (now >= deadline_ns)
 			return -ETIMEDOUT;
 		ms = (int)((deadline_ns - now + 999999) / 1000000);
+		if (stop && ms > STOP_SLICE_MS)
+			ms = STOP_SLICE_MS;
 		rc = poll(&pfd, 1, ms);
 		if (rc < 0 && errno == EINTR)
 			continue;
@@ -52,13 +62,14 @@ static int wait_fd(int fd, short events, uint64_t deadline_ns)
 	}
 }
 
-int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns)
+int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns,
+	      const volatile sig_atomic_t *stop)
 {
 	size_t off = 0;
 
 	while (off < len) {
 		ssize_t n;
-		int rc = wait_fd(fd, POLLOUT, deadline_ns);
+		int rc = wait_fd(fd, POLLOUT, deadline_ns, stop);
 
 		if (rc)
 			return rc;
@@ -72,13 +83,14 @@ int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns)
 	return 0;
 }
 
-static int read_full(int fd, uint8_t *buf, size_t len, uint64_t deadline_ns)
+static int read_full(int fd, uint8_t *buf, size_t len, uint64_t deadline_ns,
+		     const volatile sig_atomic_t *stop)
 {
 	size_t off = 0;
 
 	while (off < len) {
 		ssize_t n;
-		int rc = wait_fd(fd, POLLIN, deadline_ns);
+		int rc = wait_fd(fd, POLLIN, deadline_ns, stop);
 
 		if (rc)
 			return rc;
@@ -95,18 +107,18 @@ static int read_full(int fd, uint8_t *buf, size_t len, uint64_t deadline_ns)
 }
 
 int ctrl_recv(int fd, struct ctrl_hdr *h, uint8_t *payload,
-	      uint64_t deadline_ns)
+	      uint64_t deadline_ns, const volatile sig_atomic_t *stop)
 {
 	uint8_t hdr[CTRL_HDR_LEN];
 	int rc;
 
-	rc = read_full(fd, hdr, sizeof(hdr), deadline_ns);
+	rc = read_full(fd, hdr, sizeof(hdr), deadline_ns, stop);
 	if (rc)
 		return rc;
 	rc = ctrl_hdr_decode(hdr, sizeof(hdr), h);
 	if (rc)
 		return rc;
-	return read_full(fd, payload, h->len, deadline_ns);
+	return read_full(fd, payload, h->len, deadline_ns, stop);
 }
 
 void ctrl_send_refuse(int fd, int code, const char *reason,
@@ -121,7 +133,7 @@ void ctrl_send_refuse(int fd, int code, const char *reason,
 	ctrl_strlcpy(m.reason, reason ? reason : "", sizeof(m.reason));
 	len = ctrl_refuse_encode(&m, buf, sizeof(buf));
 	if (len > 0)
-		(void)ctrl_send(fd, buf, (size_t)len, deadline_ns);
+		(void)ctrl_send(fd, buf, (size_t)len, deadline_ns, NULL);
 }
 
 static void set_sockopts(int fd)
@@ -132,7 +144,8 @@ static void set_sockopts(int fd)
 }
 
 /* Non-blocking connect to one address, finished with poll(). */
-static int connect_one(const struct addrinfo *ai, uint64_t deadline_ns)
+static int connect_one(const struct addrinfo *ai, uint64_t deadline_ns,
+		       const volatile sig_atomic_t *stop)
 {
 	int fd, rc, err = 0;
 	socklen_t elen = sizeof(err);
@@ -146,7 +159,7 @@ static int connect_one(const struct addrinfo *ai, uint64_t deadline_ns)
 		rc = -errno;
 		goto fail;
 	}
-	rc = wait_fd(fd, POLLOUT, deadline_ns);
+	rc = wait_fd(fd, POLLOUT, deadline_ns, stop);
 	if (rc)
 		goto fail;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 || err) {
@@ -161,7 +174,7 @@ fail:
 }
 
 int ctrl_connect(const char *host, const char *port, uint64_t deadline_ns,
-		 int *fd_out)
+		 const volatile sig_atomic_t *stop, int *fd_out)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL, *ai;
@@ -172,7 +185,11 @@ int ctrl_connect(const char *host, const char *port, uint64_t deadline_ns,
 		return -EHOSTUNREACH;
 	rc = -EHOSTUNREACH;
 	for (ai = res; ai; ai = ai->ai_next) {
-		rc = connect_one(ai, deadline_ns);
+		if (stop && *stop) {
+			rc = -ECANCELED;
+			break;
+		}
+		rc = connect_one(ai, deadline_ns, stop);
 		if (rc >= 0) {
 			*fd_out = rc;
 			rc = 0;

@@ -18,8 +18,8 @@ int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 		 size_t len)
 {
 	if (w->stop && *w->stop) {
-		snprintf(why, len, "interrupted");
-		return -EINTR;
+		snprintf(why, len, "aborted");
+		return -ECANCELED;
 	}
 	if (now >= w->deadline_ns) {
 		snprintf(why, len, "test did not finish before its deadline");

@@ -23,7 +23,7 @@ struct vwatch {
 /*
  * vwatch_check() - 0 to carry on; 1 when the control socket has a message
  * (the peer's DONE, say) and @fd_is_end; else -ETIMEDOUT, -ECONNRESET or
- * -EINTR with @why filled.
+ * -ECANCELED (the stop flag: "aborted") with @why filled.
  */
 int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 		 size_t len);

@@ -20,7 +20,8 @@ int vsess_send(struct vsess *s, int len)
 {
 	if (len < 0)
 		return len;
-	return ctrl_send(s->fd, s->out, (size_t)len, vsess_deadline(s));
+	return ctrl_send(s->fd, s->out, (size_t)len, vsess_deadline(s),
+			 s->stop);
 }
 
 int vsess_fail(struct vsess *s, int rc, const char *fmt, ...)
@@ -39,7 +40,7 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 	struct ctrl_refuse ref;
 	int rc;
 
-	rc = ctrl_recv(s->fd, &s->h, s->in, deadline_ns);
+	rc = ctrl_recv(s->fd, &s->h, s->in, deadline_ns, s->stop);
 	if (rc == -EPROTONOSUPPORT)
 		return vsess_fail(s, rc,
 				  "peer speaks control protocol "

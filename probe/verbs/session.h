@@ -14,6 +14,7 @@
 struct vsess {
 	int fd;
 	double step_s; /* timeout of each control step */
+	const volatile sig_atomic_t *stop; /* ends control waits, NULL */
 	const uint8_t *secret;
 	size_t secret_len;
 	uint8_t nonce_c[CTRL_NONCE_LEN];

@@ -72,6 +72,12 @@ struct vt_params {
 	char sysfs_root[256];  /* "/sys" */
 	const uint8_t *secret; /* optional shared secret, not owned */
 	size_t secret_len;
+	/*
+	 * Client only, NULL: never. Once set, the measured loop and the
+	 * control waits end the test within about 100 ms: status -ECANCELED,
+	 * error "aborted".
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /* What one side measured. */
