@@ -235,8 +235,8 @@ static int session(struct vsess *s, const struct vt_params *p, const char *host,
 		res->local.status = rc;
 	}
 	/* Aborted: no waiting on the port or the peer. */
-	if (rc == -ECANCELED)
-		return vsess_fail(s, rc, "aborted");
+	if (rc && s->stop && *s->stop)
+		return vsess_fail(s, -ECANCELED, "aborted");
 	if (rc)
 		note_port_state(s);
 	/* Trade views even after a failure: the peer's may say why. */
@@ -274,9 +274,12 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 		rc = -ECANCELED;
 	else
 		rc = session(&s, p, host, port ? port : VT_DEFAULT_PORT);
-	/* However far it got, a stopped test reads the same. */
-	if (rc == -ECANCELED)
-		vsess_fail(&s, rc, "aborted");
+	/*
+	 * However far it got, a stopped test reads the same (a peer's
+	 * refusal can carry -ECANCELED too: a paused responder's does).
+	 */
+	if (rc && p->stop && *p->stop)
+		rc = vsess_fail(&s, -ECANCELED, "aborted");
 	vsess_release(&s);
 	if (s.fd >= 0)
 		close(s.fd);
