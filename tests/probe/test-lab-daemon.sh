@@ -8,7 +8,7 @@
 # and A's self-test; a paused B makes A's tests come back "refused";
 # ib_write_bw running beside A's test flags a result busy; with eth0 down
 # A keeps running and reports its port not ACTIVE, and after eth0 up its
-# tests succeed again.
+# tests succeed again; SIGTERM ends a 40 s test at once, spooled "aborted".
 #   test-lab-daemon.sh LAB_TOOL PROBE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -138,3 +138,40 @@ ip link set eth0 up
 lab_ok "port down reported, daemon alive"
 wait_results lab-a $((before + 1)) 180 "A's tests after eth0 up" "${ok_peer[@]}"
 lab_ok "tests resume after the port comes back"
+
+# SIGTERM during a long test: the daemon ends it at once (not after its
+# 40 s) and spools it with outcome "aborted". Daemon C only self-tests.
+conf lab-c 18603 18602 "selftest = true
+selftest_interval = 10
+selftest_profile = long
+peer_profiles = lat
+[profile long]
+test = write_bw
+size = 65536
+duration = 40"
+"$PROBE" daemon --config "$w/lab-c.ini" 2>"$w/lab-c.log" &
+pid_c=$!
+pids+=($pid_c)
+# Testing for 3 s in a row: the long test, not a short one of B.
+seen=0
+for ((i = 0; i < 180 && seen < 4; i++)); do
+	if "$PROBE" status --socket "$w/lab-c.sock" 2>/dev/null |
+		grep -q '"testing":true'; then
+		seen=$((seen + 1))
+	else
+		seen=0
+	fi
+	sleep 1
+done
+[ "$seen" -ge 4 ] ||
+	lab_fail "C never ran its long self-test: $(tail -5 "$w/lab-c.log")"
+t0=$SECONDS
+kill -TERM "$pid_c"
+for ((i = 0; i < 150; i++)); do
+	kill -0 "$pid_c" 2>/dev/null || break
+	sleep 0.2
+done
+kill -0 "$pid_c" 2>/dev/null && lab_fail "C still runs $((SECONDS - t0)) s after SIGTERM"
+[ "$(results lab-c '"outcome":"aborted"')" -ge 1 ] ||
+	lab_fail "no aborted result in C's spool: $(tail -5 "$w/lab-c.log")"
+lab_ok "SIGTERM aborts a running test within $((SECONDS - t0)) s, spooled as aborted"
