@@ -298,7 +298,8 @@ lab_ok "lab-c killed $how"
 err_row() {
 	err=$(sql "SELECT host || ' ' || outcome || ' ' || started FROM result
 		WHERE host IN ('lab-a', 'lab-b') AND peer_host = 'lab-c'
-		AND outcome != 'ok' AND started >= $kill_at - 30
+		AND outcome NOT IN ('ok', 'refused')
+		AND started + coalesce(duration_seconds, 0) >= $kill_at - 1
 		ORDER BY started LIMIT 1")
 	[ -n "$err" ]
 }
