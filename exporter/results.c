@@ -8,6 +8,7 @@
  */
 #include "results_int.h"
 #include "shard.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -47,24 +48,6 @@ static const char *res_strdup(struct results *r, const char *s, size_t len)
 	p[len] = '\0';
 	a->used += len + 1;
 	return p;
-}
-
-/* Room for one more element of an array (see snapshot.c's grow()). */
-static int res_grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	void *p, *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	memcpy(&p, arr, sizeof(p));
-	q = realloc(p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	memcpy(arr, &q, sizeof(q));
-	*cap = c;
-	return 0;
 }
 
 static uint64_t res_hash(char kind, const char *s)
@@ -158,7 +141,7 @@ static uint32_t res_host(struct results *r, const char *name)
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (res_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
+	if (snapshot_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
 		return RES_NONE;
 	h = &r->hosts[r->n_hosts];
 	memset(h, 0, sizeof(*h));
@@ -192,7 +175,7 @@ static uint32_t res_port(struct results *r, const char *host,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (res_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
+	if (snapshot_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
 		return RES_NONE;
 	p = &r->ports[r->n_ports];
 	memset(p, 0, sizeof(*p));
@@ -245,7 +228,7 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (res_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
+	if (snapshot_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
 		return RES_NONE;
 	(*list)[*n] = str;
 	if (res_claim(r, s, str, *n))
@@ -418,7 +401,7 @@ static int result_row(struct results *r, sqlite3_stmt *s)
 	const char *outcome = col_text(s, 9);
 	struct res_row *w;
 
-	if (res_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
+	if (snapshot_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
 		return -ENOMEM;
 	w = &r->rows[r->n_rows];
 	w->a = res_port(r, col_text(s, 2), col_text(s, 3),

@@ -76,7 +76,7 @@ static const char *arena_labels(struct snapshot_mem *m)
  * (@n used, *@cap allocated). The pointer is read and written with memcpy:
  * it is a struct pointer, not a void *, and must not be accessed as one.
  */
-static int grow(void *arr, size_t *cap, size_t n, size_t elem)
+int snapshot_grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
 	void *p, *q;
 	size_t c;
@@ -182,7 +182,7 @@ static int host_add(struct snapshot *sn, const struct snap_opts *o,
 
 	if (!name || shard_of(name, o->shards) != o->shard)
 		return 0;
-	if (grow(&sn->hosts, &m->cap_hosts, sn->n_hosts, sizeof(*h)))
+	if (snapshot_grow(&sn->hosts, &m->cap_hosts, sn->n_hosts, sizeof(*h)))
 		return -ENOMEM;
 	h = &sn->hosts[sn->n_hosts];
 	h->id = sqlite3_column_int64(s, 0);
@@ -290,7 +290,7 @@ static int device_add(struct snapshot *sn, sqlite3_stmt *s)
 
 	if (h < 0 || !sn->hosts[h].detail)
 		return 0;
-	if (grow(&sn->devices, &m->cap_devices, sn->n_devices, sizeof(*d)))
+	if (snapshot_grow(&sn->devices, &m->cap_devices, sn->n_devices, sizeof(*d)))
 		return -ENOMEM;
 	d = &sn->devices[sn->n_devices];
 	d->id = sqlite3_column_int64(s, 0);
@@ -366,7 +366,7 @@ static int port_add(struct snapshot *sn, sqlite3_stmt *s)
 
 	if (d < 0)
 		return 0;
-	if (grow(&sn->ports, &m->cap_ports, sn->n_ports, sizeof(*p)))
+	if (snapshot_grow(&sn->ports, &m->cap_ports, sn->n_ports, sizeof(*p)))
 		return -ENOMEM;
 	p = &sn->ports[sn->n_ports];
 	p->id = sqlite3_column_int64(s, 0);
@@ -428,7 +428,7 @@ static int gid_add(struct snapshot *sn, sqlite3_stmt *s)
 
 	if (p < 0 || !gid || gid_is_zero(gid))
 		return 0;
-	if (grow(&sn->gids, &m->cap_gids, sn->n_gids, sizeof(*g)))
+	if (snapshot_grow(&sn->gids, &m->cap_gids, sn->n_gids, sizeof(*g)))
 		return -ENOMEM;
 	g = &sn->gids[sn->n_gids];
 	g->port = (size_t)p;
@@ -457,7 +457,7 @@ static int pkey_add(struct snapshot *sn, sqlite3_stmt *s)
 	/* base 0 (0x0000, 0x8000) marks an unused table entry */
 	if (p < 0 || !(pkey & 0x7fff))
 		return 0;
-	if (grow(&sn->pkeys, &m->cap_pkeys, sn->n_pkeys, sizeof(*k)))
+	if (snapshot_grow(&sn->pkeys, &m->cap_pkeys, sn->n_pkeys, sizeof(*k)))
 		return -ENOMEM;
 	k = &sn->pkeys[sn->n_pkeys];
 	k->port = (size_t)p;
@@ -543,7 +543,7 @@ static int key_new(struct snapshot *sn, int source, const char *name,
 	struct snap_key *k;
 	const char *label;
 
-	if (grow(&sn->keys, &m->cap_keys, sn->n_keys, sizeof(*k)))
+	if (snapshot_grow(&sn->keys, &m->cap_keys, sn->n_keys, sizeof(*k)))
 		return -ENOMEM;
 	k = &sn->keys[sn->n_keys];
 	k->source = (enum counter_source)source;
@@ -599,7 +599,7 @@ static int row_add(struct snapshot *sn, size_t port, sqlite3_stmt *s, int col)
 	k = key_find(sn, source, name,
 		     (size_t)sqlite3_column_bytes(s, col + 1));
 	if (k < 0 ||
-	    grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
+	    snapshot_grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
 		return -ENOMEM;
 	r = &sn->rows[sn->n_rows++];
 	r->port = (uint32_t)port;

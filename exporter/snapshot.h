@@ -129,4 +129,12 @@ int snapshot_read(struct sqlite3 *db, const struct snap_opts *o,
 
 void snapshot_free(struct snapshot *s);
 
+/*
+ * snapshot_grow() - make room for one more element in the array whose
+ * pointer is at @arr (@n used, *@cap allocated; doubles from 64). The
+ * scrape's arrays (snapshot.c, results.c) all grow this way. Returns 0 or
+ * -ENOMEM, leaving the array as it was.
+ */
+int snapshot_grow(void *arr, size_t *cap, size_t n, size_t elem);
+
 #endif
