@@ -5,7 +5,7 @@
  * and the responder), daemon_ctl.c (the control socket).
  *
  * Threads: the event loop (main), the runner, the responder's accept
- * loop and one thread per responder test. @lock guards the settings
+ * loop (vt_serve_loop) and one thread per peer's connection. @lock guards the settings
  * pointer, the plan and the statistics; sched and spool lock themselves.
  */
 #ifndef IBPULSE_DAEMON_INT_H
@@ -24,6 +24,7 @@
 
 #define DAEMON_MAX_PLAN 1024
 #define DAEMON_MAX_DEVICES 16
+#define DAEMON_MAX_RESP 8 /* peers' connections served at once */
 
 /* Set by the signal handlers, read by every thread. */
 extern volatile sig_atomic_t daemon_stop;
@@ -70,7 +71,7 @@ struct daemon {
 	bool runner_started, responder_started;
 	int lfd, ctl_fd;
 	unsigned resp_port;
-	unsigned resp_active; /* responder tests running */
+	struct vt_serve_cfg resp_cfg; /* the loop's; clients get fresh copies */
 
 	/* The shared secret of secret_file (both roles); len 0: none. */
 	uint8_t secret[256];

@@ -4,9 +4,12 @@
  * (a due plan entry, else the next static peer in rotation, else a
  * loopback self-test), takes the local port from the scheduler (one test
  * per port, duty cycle, pause), reads the port counters around the test,
- * runs it and spools the result before anything tries to send it. The
- * responder accepts peers' tests and asks the same scheduler first, so a
- * port never runs two tests and a paused host refuses.
+ * runs it (asking the responder for the peer port of the plan), judges a
+ * busy link from both ends' counters and spools the result before
+ * anything tries to send it. The responder is vt_serve_loop() with hooks:
+ * it serves any of our ACTIVE ports a peer names, admits a test only when
+ * the same scheduler gives it that port (so a port never runs two tests
+ * and a paused host refuses), and reads the port's counters for RESULT.
  */
 #include "daemon_int.h"
 
@@ -227,7 +230,7 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 {
 	struct dtest_meta m = {.host = d->host, .started = daemon_epoch()};
 	struct vt_result *res = calloc(1, sizeof(*res));
-	struct portctr before, after;
+	struct vt_portctr before, after, delta;
 	char err[VT_ERR_MAX];
 	struct vt_params p;
 	double t0 = daemon_mono();
@@ -252,21 +255,24 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 	else
 		vt_run(&p, job->peer_address, job->peer_port, res);
 	portctr_read(sysfs_root, job->device, job->ib_port, &after);
-	after.mtu = before.mtu = res->used.mtu;
 	m.duration = daemon_mono() - t0;
 	m.aborted = daemon_stop;
 	outcome = dtest_outcome(res, m.aborted);
 	if (!strcmp(outcome, "ok")) {
-		uint64_t bytes = res->local.bytes, msgs = res->local.msgs;
+		struct dtest_load t = {.bytes = res->local.bytes,
+				       .msgs = res->local.msgs,
+				       .size = res->used.size,
+				       .mtu = res->used.mtu};
 
 		if (res->used.bidir && res->remote_valid)
-			bytes += res->remote.bytes;
+			t.bytes += res->remote.bytes;
 		/* A loopback test crosses the port both ways. */
 		if (job->selftest)
-			bytes *= 2;
-		m.busy =
-			dtest_busy(&before, &after, bytes, msgs, res->used.size,
-				   tol, m.busy_why, sizeof(m.busy_why));
+			t.bytes *= 2;
+		vt_portctr_delta(&before, &after, &delta);
+		m.busy = dtest_verdict(
+			&delta, res->has_remote_ctr ? &res->remote_ctr : NULL,
+			&t, tol, m.busy_why, sizeof(m.busy_why));
 	}
 	run_store(d, job, res, &m, outcome,
 		  m.aborted ? "the daemon stopped during the test"
@@ -328,124 +334,151 @@ static void *run_thread(void *arg)
 	return NULL;
 }
 
-struct resp_job {
+/* One peer's test on our responder: what the hooks need to remember. */
+struct resp_sess {
 	struct daemon *d;
 	uint8_t secret[sizeof(((struct daemon *)0)->secret)];
-	struct vt_serve_cfg cfg;
-	int fd;
-	char device[PROBE_NAME_MAX];
+	char root[256];
+	char device[PROBE_NAME_MAX]; /* the port taken, once admitted */
 	unsigned port;
+	bool taken;
+	double t0;
 };
 
-static void *resp_thread(void *arg)
-{
-	struct resp_job *j = arg;
-	struct vt_result *res = calloc(1, sizeof(*res));
-	double t0 = daemon_mono();
-
-	if (res)
-		vt_serve_conn(&j->cfg, j->fd, res);
-	close(j->fd);
-	psched_release(&j->d->sched, j->device, j->port, daemon_mono() - t0,
-		       daemon_mono());
-	pthread_mutex_lock(&j->d->lock);
-	j->d->responder_tests++;
-	j->d->resp_active--;
-	pthread_mutex_unlock(&j->d->lock);
-	if (res && res->status)
-		log_info("responder: test from a peer failed: %s", res->error);
-	free(res);
-	explicit_bzero(j->secret, sizeof(j->secret));
-	free(j);
-	OPENSSL_thread_stop();
-	return NULL;
-}
-
 /* The responder's settings, copied so a reload cannot pull them away. */
-static void resp_cfg(struct daemon *d, struct resp_job *j)
+static void resp_cfg(struct daemon *d, struct resp_sess *r,
+		     struct vt_serve_cfg *cfg)
 {
 	const struct probe_settings *s = d->s;
-	struct vt_params *p = &j->cfg.dev;
+	struct vt_params *p = &cfg->dev;
 
 	vt_params_default(p);
-	snprintf(j->device, sizeof(j->device), "%s",
+	snprintf(p->device, sizeof(p->device), "%s",
 		 s->responder_device ? s->responder_device : "");
-	j->port = (unsigned)s->responder_ib_port;
-	snprintf(p->device, sizeof(p->device), "%s", j->device);
-	p->ib_port = j->port;
+	p->ib_port = (unsigned)s->responder_ib_port;
 	p->timeout_s = s->test_timeout;
 	snprintf(p->sysfs_root, sizeof(p->sysfs_root), "%s", s->sysfs_root);
-	vt_limits_default(&j->cfg.limits);
-	j->cfg.limits.max_size = (uint32_t)s->responder_max_size;
-	j->cfg.limits.max_qps = (unsigned)s->responder_max_qps;
-	j->cfg.limits.max_duration_s = s->responder_max_duration;
-	j->cfg.limits.max_iters = (uint32_t)s->responder_max_iters;
-	j->cfg.limits.max_concurrent = 1;
-	j->cfg.stop = &daemon_stop;
+	snprintf(r->root, sizeof(r->root), "%s", s->sysfs_root);
+	cfg->limits.max_size = (uint32_t)s->responder_max_size;
+	cfg->limits.max_qps = (unsigned)s->responder_max_qps;
+	cfg->limits.max_duration_s = s->responder_max_duration;
+	cfg->limits.max_iters = (uint32_t)s->responder_max_iters;
 	if (d->secret_len) {
-		memcpy(j->secret, d->secret, d->secret_len);
-		p->secret = j->secret;
+		memcpy(r->secret, d->secret, d->secret_len);
+		p->secret = r->secret;
 		p->secret_len = d->secret_len;
 	}
 }
 
-static void resp_accept(struct daemon *d, int fd)
-{
-	struct resp_job *j = calloc(1, sizeof(*j));
-	char why[160];
-	pthread_t tid;
-	int ret;
-
-	if (!j) {
-		close(fd);
-		return;
-	}
-	j->d = d;
-	j->fd = fd;
-	pthread_mutex_lock(&d->lock);
-	resp_cfg(d, j);
-	pthread_mutex_unlock(&d->lock);
-	ret = psched_acquire(&d->sched, j->device, j->port, PSCHED_RESPONDER, 0,
-			     daemon_mono(), why, sizeof(why));
-	if (!ret) {
-		pthread_mutex_lock(&d->lock);
-		d->resp_active++;
-		pthread_mutex_unlock(&d->lock);
-		if (!pthread_create(&tid, NULL, resp_thread, j)) {
-			pthread_detach(tid);
-			return;
-		}
-		pthread_mutex_lock(&d->lock);
-		d->resp_active--;
-		pthread_mutex_unlock(&d->lock);
-		psched_release(&d->sched, j->device, j->port, 0, daemon_mono());
-		snprintf(why, sizeof(why), "busy: cannot start a thread");
-		ret = -EAGAIN;
-	}
-	ctrl_send_refuse(fd, ret == -ECANCELED ? ret : -EBUSY, why,
-			 ctrl_now_ns() + 1000000000ull);
-	close(fd);
-	free(j);
-	pthread_mutex_lock(&d->lock);
-	d->responder_refused++;
-	pthread_mutex_unlock(&d->lock);
-}
-
-static void *resp_thread_loop(void *arg)
+static int resp_open(void *arg, struct vt_serve_cfg *cfg, void **sess)
 {
 	struct daemon *d = arg;
+	struct resp_sess *r = calloc(1, sizeof(*r));
 
-	while (!daemon_stop) {
-		struct pollfd pfd = {.fd = d->lfd, .events = POLLIN};
-		int fd;
+	if (!r)
+		return -ENOMEM;
+	r->d = d;
+	pthread_mutex_lock(&d->lock);
+	resp_cfg(d, r, cfg);
+	pthread_mutex_unlock(&d->lock);
+	*sess = r;
+	return 0;
+}
 
-		if (poll(&pfd, 1, 500) <= 0)
-			continue;
-		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			resp_accept(d, fd);
+/*
+ * The port the peer asked for (our default when it named none) must be
+ * one of ours and free under the same budget as the runner's tests.
+ */
+static int resp_admit(void *sess, const struct vt_serve_ask *ask,
+		      struct vt_params *dev, char *why, size_t len)
+{
+	struct resp_sess *r = sess;
+	struct psched *sc = &r->d->sched;
+	char valid[160];
+	int ret;
+
+	snprintf(r->device, sizeof(r->device), "%s",
+		 ask->device[0] ? ask->device : dev->device);
+	r->port = ask->ib_port ? ask->ib_port : dev->ib_port;
+	if (!r->device[0] &&
+	    psched_first(sc, r->device, sizeof(r->device), &r->port)) {
+		snprintf(why, len, "no port here to test");
+		return -ENODEV;
 	}
+	if (ask->ib_port)
+		r->port = ask->ib_port;
+	ret = psched_acquire(sc, r->device, r->port, PSCHED_RESPONDER, 0,
+			     daemon_mono(), why, len);
+	if (ret == -ENODEV || ret == -ENETDOWN) {
+		psched_active_list(sc, valid, sizeof(valid));
+		snprintf(why, len, "no ACTIVE port %.64s/%u here; valid: %s",
+			 r->device, r->port, valid);
+	}
+	if (ret)
+		return ret == -EAGAIN ? -EBUSY : ret;
+	r->taken = true;
+	r->t0 = daemon_mono();
+	snprintf(dev->device, sizeof(dev->device), "%s", r->device);
+	dev->ib_port = r->port;
+	return 0;
+}
+
+static int resp_counters(void *sess, const char *device, unsigned port,
+			 struct vt_portctr *c)
+{
+	struct resp_sess *r = sess;
+
+	return portctr_read(r->root, device, port, c);
+}
+
+static void resp_close(void *sess, bool admitted, const struct vt_result *res)
+{
+	struct resp_sess *r = sess;
+	struct daemon *d = r->d;
+
+	if (r->taken)
+		psched_release(&d->sched, r->device, r->port,
+			       daemon_mono() - r->t0, daemon_mono());
+	pthread_mutex_lock(&d->lock);
+	if (admitted)
+		d->responder_tests++;
+	else
+		d->responder_refused++;
+	pthread_mutex_unlock(&d->lock);
+	if (res->status)
+		log_info("responder: %s from a peer %s: %s",
+			 r->device[0] ? r->device : "test",
+			 admitted ? "failed" : "refused", res->error);
+	explicit_bzero(r->secret, sizeof(r->secret));
+	free(r);
+}
+
+static void *resp_thread(void *arg)
+{
+	struct daemon *d = arg;
+	int ret = vt_serve_loop(&d->resp_cfg, d->lfd, NULL, NULL);
+
+	if (ret)
+		log_err("responder: accept loop: %s", strerror(-ret));
 	return NULL;
+}
+
+/* The responder's loop: the per-client settings come from resp_open. */
+static void resp_setup(struct daemon *d)
+{
+	struct vt_serve_cfg *c = &d->resp_cfg;
+
+	memset(c, 0, sizeof(*c));
+	vt_params_default(&c->dev);
+	vt_limits_default(&c->limits);
+	/* One test per port (psched); a few more may be in the handshake. */
+	c->limits.max_concurrent = DAEMON_MAX_RESP;
+	c->stop = &daemon_stop;
+	c->hooks = (struct vt_serve_hooks){.arg = d,
+					   .open = resp_open,
+					   .admit = resp_admit,
+					   .counters = resp_counters,
+					   .close = resp_close};
 }
 
 int daemon_threads_start(struct daemon *d)
@@ -470,8 +503,9 @@ int daemon_threads_start(struct daemon *d)
 	/* Signals go to the event loop: the threads block them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	resp_setup(d);
 	d->responder_started =
-		!pthread_create(&d->responder, NULL, resp_thread_loop, d);
+		!pthread_create(&d->responder, NULL, resp_thread, d);
 	d->runner_started = !pthread_create(&d->runner, NULL, run_thread, d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return d->responder_started && d->runner_started ? 0 : -EAGAIN;
@@ -479,23 +513,14 @@ int daemon_threads_start(struct daemon *d)
 
 void daemon_threads_stop(struct daemon *d)
 {
-	unsigned active = 1;
-
 	daemon_stop = 1;
 	if (d->runner_started) {
 		pthread_cond_signal(&d->wake);
 		pthread_join(d->runner, NULL);
 	}
+	/* It returns once the tests running, stopped too, are over. */
 	if (d->responder_started)
 		pthread_join(d->responder, NULL);
-	/* Responder tests see the stop flag through their watchdogs. */
-	while (active) {
-		pthread_mutex_lock(&d->lock);
-		active = d->resp_active;
-		pthread_mutex_unlock(&d->lock);
-		if (active)
-			usleep(50000);
-	}
 	if (d->lfd >= 0)
 		close(d->lfd);
 	if (d->runner_started || d->responder_started)

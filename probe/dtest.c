@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * One daemon test (dtest.h): engine parameters from a profile, port
- * counters around the test for the busy-link verdict, the loopback
+ * counters at both ends of the test for the busy-link verdict, the loopback
  * self-test, and the result encoded for POST /api/v1/results.
  */
 #include "dtest.h"
@@ -39,8 +39,8 @@ static int portctr_get(const char *root, const char *dev, unsigned port,
 	return 0;
 }
 
-void portctr_read(const char *root, const char *dev, unsigned port,
-		  struct portctr *c)
+int portctr_read(const char *root, const char *dev, unsigned port,
+		 struct vt_portctr *c)
 {
 	static const char *const cnp[] = {"np_cnp_sent", "rp_cnp_handled",
 					  "np_ecn_marked_roce_packets"};
@@ -77,43 +77,41 @@ void portctr_read(const char *root, const char *dev, unsigned port,
 			c->cnp += a;
 		}
 	}
+	return c->has_bytes || c->has_pkts || c->has_wait || c->has_cnp
+		       ? 0
+		       : -ENOENT;
 }
 
-static uint64_t delta(uint64_t before, uint64_t after)
-{
-	return after >= before ? after - before : 0; /* a reset: no verdict */
-}
-
-bool dtest_busy(const struct portctr *b, const struct portctr *a,
-		uint64_t bytes, uint64_t msgs, uint32_t size, double tol,
-		char *why, size_t len)
+bool dtest_busy(const struct vt_portctr *d, const struct dtest_load *t,
+		double tol, char *why, size_t len)
 {
 	/* Headers and acknowledgements: generous slack per message. */
-	double slack = 65536.0 + 128.0 * (double)msgs;
-	unsigned mtu = a->mtu ? a->mtu : 1024;
+	double slack = 65536.0 + 128.0 * (double)t->msgs;
+	unsigned mtu = t->mtu ? t->mtu : 1024;
 
 	why[0] = '\0';
-	if (a->has_bytes && b->has_bytes) {
-		uint64_t seen = delta(b->xmit_bytes, a->xmit_bytes) +
-				delta(b->rcv_bytes, a->rcv_bytes);
+	if (d->has_bytes) {
+		uint64_t seen = d->xmit_bytes + d->rcv_bytes;
+		double allowed = (double)t->bytes * (1 + tol) + slack;
 
-		if ((double)seen > (double)bytes * (1 + tol) + slack) {
+		if ((double)seen > allowed) {
 			snprintf(why, len,
-				 "port moved %llu bytes, the test %llu",
+				 "%.1f MB beyond the test's own (port moved "
+				 "%llu bytes, the test %llu)",
+				 ((double)seen - (double)t->bytes) / 1e6,
 				 (unsigned long long)seen,
-				 (unsigned long long)bytes);
+				 (unsigned long long)t->bytes);
 			return true;
 		}
-	} else if (a->has_pkts && b->has_pkts) {
+	} else if (d->has_pkts) {
 		/*
 		 * Packet counters say nothing of size: allow data packets
 		 * both ways (ping-pong), an ack for each, and both counted
 		 * twice when the peer is on the same device (loopback).
 		 */
-		double pkts =
-			8.0 * (double)msgs * (double)((size + mtu - 1) / mtu);
-		uint64_t seen = delta(b->xmit_pkts, a->xmit_pkts) +
-				delta(b->rcv_pkts, a->rcv_pkts);
+		double pkts = 8.0 * (double)t->msgs *
+			      (double)((t->size + mtu - 1) / mtu);
+		uint64_t seen = d->xmit_pkts + d->rcv_pkts;
 
 		if ((double)seen > pkts * (1 + tol) + 1000) {
 			snprintf(why, len,
@@ -123,17 +121,36 @@ bool dtest_busy(const struct portctr *b, const struct portctr *a,
 			return true;
 		}
 	}
-	if (a->has_wait && b->has_wait && a->xmit_wait > b->xmit_wait) {
+	if (d->has_wait && d->xmit_wait) {
 		snprintf(why, len, "port_xmit_wait rose by %llu",
-			 (unsigned long long)(a->xmit_wait - b->xmit_wait));
+			 (unsigned long long)d->xmit_wait);
 		return true;
 	}
-	if (a->has_cnp && b->has_cnp && a->cnp > b->cnp) {
+	if (d->has_cnp && d->cnp) {
 		snprintf(why, len, "congestion notifications rose by %llu",
-			 (unsigned long long)(a->cnp - b->cnp));
+			 (unsigned long long)d->cnp);
 		return true;
 	}
 	return false;
+}
+
+bool dtest_verdict(const struct vt_portctr *local,
+		   const struct vt_portctr *remote, const struct dtest_load *t,
+		   double tol, char *why, size_t len)
+{
+	char mine[200], theirs[200];
+	bool l = dtest_busy(local, t, tol, mine, sizeof(mine));
+	bool r = remote && dtest_busy(remote, t, tol, theirs, sizeof(theirs));
+
+	why[0] = '\0';
+	if (l && r)
+		snprintf(why, len, "initiator: %s; responder: %s", mine,
+			 theirs);
+	else if (l)
+		snprintf(why, len, "initiator: %s", mine);
+	else if (r)
+		snprintf(why, len, "responder: %s", theirs);
+	return l || r;
 }
 
 int dtest_params(const struct dtest_job *job, const char *sysfs_root,
@@ -156,6 +173,12 @@ int dtest_params(const struct dtest_job *job, const char *sysfs_root,
 	p->duration_s = pr->duration;
 	p->timeout_s = timeout_s;
 	snprintf(p->sysfs_root, sizeof(p->sysfs_root), "%s", sysfs_root);
+	/* The responder's port from the plan or the peer list (v2). */
+	if (!job->selftest) {
+		snprintf(p->peer_device, sizeof(p->peer_device), "%s",
+			 job->peer_device);
+		p->peer_ib_port = job->peer_ib_port;
+	}
 	return vt_params_check(p, err, errlen);
 }
 

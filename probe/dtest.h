@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One daemon test, start to result: the job (a plan entry, a static peer
- * or the loopback self-test, with its profile), the local port's counters
- * read before and after to tell a busy link, the verbs test itself
+ * or the loopback self-test, with its profile), the port counters at both
+ * ends (ours read before and after, the responder's deltas from its
+ * RESULT) to tell a busy link, the verbs test itself
  * (vt_run), and the result as the JSON object POST /api/v1/results
  * carries (docs/api-daemon-draft.md), with a fresh UUID.
  */
@@ -30,32 +31,38 @@ struct dtest_job {
 	double deadline; /* epoch seconds; 0: none */
 };
 
-/* Counters of one port that tell whether someone else used the link. */
-struct portctr {
-	bool has_bytes; /* port_xmit_data/port_rcv_data, 4-octet words */
-	uint64_t xmit_bytes, rcv_bytes;
-	bool has_pkts; /* port_*_packets, or hw_counters sent/rcvd_pkts */
-	uint64_t xmit_pkts, rcv_pkts;
-	bool has_wait;
-	uint64_t xmit_wait;
-	bool has_cnp; /* np_cnp_sent + rp_cnp_handled + np_ecn_marked... */
-	uint64_t cnp;
-	unsigned mtu; /* active MTU in bytes, 0 unknown */
+/*
+ * Read @device/@port's counters under @sysfs_root (port_xmit_data and
+ * port_rcv_data converted from 4-octet words to bytes); absent ones are
+ * unset. 0, or -ENOENT when the port has none of them.
+ */
+int portctr_read(const char *sysfs_root, const char *device, unsigned port,
+		 struct vt_portctr *c);
+
+/* What the test itself moved through a port, both directions. */
+struct dtest_load {
+	uint64_t bytes;
+	uint64_t msgs;
+	uint32_t size; /* message size */
+	unsigned mtu;  /* active MTU in bytes, 0 unknown */
 };
 
-/* Read @device/@port's counters under @sysfs_root; absent ones are unset. */
-void portctr_read(const char *sysfs_root, const char *device, unsigned port,
-		  struct portctr *c);
-
 /*
- * dtest_busy() - did traffic besides the test's own cross the port?
- * @bytes and @msgs are what the test moved through this port (both
- * directions), @size its message size; @tol the share of extra bytes
+ * dtest_busy() - did traffic besides the test's own cross a port whose
+ * counters rose by @d over the test? @tol is the share of extra bytes
  * tolerated. Returns true with the reason in @why.
  */
-bool dtest_busy(const struct portctr *before, const struct portctr *after,
-		uint64_t bytes, uint64_t msgs, uint32_t size, double tol,
-		char *why, size_t len);
+bool dtest_busy(const struct vt_portctr *d, const struct dtest_load *t,
+		double tol, char *why, size_t len);
+
+/*
+ * dtest_verdict() - the busy verdict from both ends: @local's deltas and,
+ * when not NULL, the responder's @remote. @why names every end that saw
+ * more than the test ("responder: 3.1 MB beyond the test's own ...").
+ */
+bool dtest_verdict(const struct vt_portctr *local,
+		   const struct vt_portctr *remote, const struct dtest_load *t,
+		   double tol, char *why, size_t len);
 
 /* The profile as engine parameters for @job (device, port, GID...). */
 int dtest_params(const struct dtest_job *job, const char *sysfs_root,
@@ -70,7 +77,7 @@ struct dtest_meta {
 	double duration; /* seconds the whole test took */
 	bool aborted;	 /* the daemon was stopping */
 	bool busy;
-	char busy_why[160];
+	char busy_why[400];
 };
 
 /*

@@ -177,6 +177,43 @@ void psched_release(struct psched *s, const char *device, unsigned port,
 	pthread_mutex_unlock(&s->lock);
 }
 
+void psched_active_list(struct psched *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_ports && off < len; i++) {
+		const struct psched_port *p = &s->ports[i];
+		int n;
+
+		if (!p->active)
+			continue;
+		n = snprintf(buf + off, len - off, "%s%s/%u", off ? ", " : "",
+			     p->device, p->port);
+		off += n > 0 ? (size_t)n : 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+int psched_first(struct psched *s, char *dev, size_t len, unsigned *port)
+{
+	int ret = -ENODEV;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n_ports) {
+		snprintf(dev, len, "%s", s->ports[0].device);
+		*port = s->ports[0].port;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
 double psched_wait(struct psched *s, const char *device, unsigned port,
 		   double expect_s, double now)
 {

@@ -79,6 +79,12 @@ int psched_acquire(struct psched *s, const char *device, unsigned port,
 void psched_release(struct psched *s, const char *device, unsigned port,
 		    double spent_s, double now);
 
+/* The ACTIVE ports as "rxe0/1, mlx5_0/1"; "none" when there is none. */
+void psched_active_list(struct psched *s, char *buf, size_t len);
+
+/* The first port's device name into @dev (@len bytes) and port number. */
+int psched_first(struct psched *s, char *dev, size_t len, unsigned *port);
+
 /* Seconds until @device/@port has @expect_s of budget (0: now). */
 double psched_wait(struct psched *s, const char *device, unsigned port,
 		   double expect_s, double now);

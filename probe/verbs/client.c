@@ -14,9 +14,12 @@
 #include <unistd.h>
 
 static void request_from(const struct vt_params *p, const struct vt_used *u,
-			 struct ctrl_request *m)
+			 unsigned version, struct ctrl_request *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->version = (uint16_t)version;
+	ctrl_strlcpy(m->device, p->peer_device, sizeof(m->device));
+	m->ib_port = (uint8_t)p->peer_ib_port;
 	m->test = (uint16_t)p->test;
 	m->flags = (uint16_t)((u->bidir ? CTRL_F_BIDIR : 0) |
 			      (u->verify ? CTRL_F_VERIFY : 0));
@@ -70,10 +73,17 @@ static int request(struct vsess *s, const struct vt_params *p,
 	char why[CTRL_REASON_MAX + 1];
 	int rc, len;
 
-	request_from(p, u, &req);
+	request_from(p, u, s->version, &req);
 	vdev_endpoint(s->dev, &req.ep);
 	s->local = req.ep;
 	len = ctrl_request_encode(&req, s->out, sizeof(s->out));
+	if (len == -EINVAL)
+		return vsess_fail(s, len,
+				  "cannot ask the responder for device "
+				  "'%.*s' port %u: a device name is at most "
+				  "%d of [A-Za-z0-9_.-], a port 0..254",
+				  VT_NAME_MAX, p->peer_device, p->peer_ib_port,
+				  CTRL_DEV_MAX);
 	len = vsess_sign(s, len, VSESS_LABEL_REQ, s->nonce_s, s->nonce_c);
 	rc = vsess_send(s, len);
 	if (rc)
@@ -91,7 +101,7 @@ static int request(struct vsess *s, const struct vt_params *p,
 	s->remote = acc.ep;
 	rc = vsess_agree(s, &s->local, &s->remote, why, sizeof(why));
 	if (rc) {
-		ctrl_send_refuse(s->fd, rc, why, vsess_deadline(s));
+		ctrl_send_refuse(s->fd, s->version, rc, why, vsess_deadline(s));
 		return vsess_fail(s, rc, "%s", why);
 	}
 	return 0;
@@ -108,8 +118,7 @@ static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 	char why[VT_ERR_MAX];
 	int rc;
 
-	if (p->test == VT_SEND_LAT)
-		cfg.rx_depth = 4;
+	cfg.rx_depth = veng_rx_depth(p->test, u, true);
 	s->rd = s->dev->max_rd_atomic < s->remote.rd_atomic
 			? s->dev->max_rd_atomic
 			: s->remote.rd_atomic;
@@ -122,7 +131,7 @@ static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 	if (!rc && cfg.rx_depth)
 		rc = vsess_prepost(s);
 	if (rc) {
-		ctrl_send_refuse(s->fd, rc, why, vsess_deadline(s));
+		ctrl_send_refuse(s->fd, s->version, rc, why, vsess_deadline(s));
 		return vsess_fail(s, rc, "%s", why);
 	}
 	u->inline_size = s->eng->cfg.inline_size;
@@ -151,8 +160,16 @@ static int measure(struct vsess *s, const struct vt_params *p,
 
 	vsess_run_init(s, p->test, p->interval_s, &w, &r);
 	r.do_send = true;
-	if (vt_test_is_lat(p->test))
-		return vlat_run(&r, true, &s->res->local);
+	/* Bidirectional SEND: the responder's stream lands here. */
+	r.do_recv = u->bidir && p->test == VT_SEND_BW;
+	if (vt_test_is_lat(p->test)) {
+		int rc = vlat_run(&r, true, &s->res->local);
+
+		/* Duration mode: the rounds actually done. */
+		if (u->duration_s > 0)
+			s->res->used.iters = (uint32_t)s->res->local.msgs;
+		return rc;
+	}
 	return vbw_run(&r, &s->res->local);
 }
 
@@ -163,16 +180,21 @@ static int trade(struct vsess *s)
 	int rc;
 
 	vsess_side_to_msg(&s->res->local, &m);
+	m.version = (uint16_t)s->version;
 	rc = vsess_send(
 		s, ctrl_result_encode(CTRL_DONE, &m, s->out, sizeof(s->out)));
 	if (rc)
 		return rc;
 	rc = ctrl_recv(s->fd, &s->h, s->in, vsess_deadline(s), s->stop);
-	if (rc || s->h.type != CTRL_RESULT ||
-	    ctrl_result_decode(s->in, s->h.len, &m))
+	if (rc || s->h.type != CTRL_RESULT || s->h.version != s->version ||
+	    ctrl_result_decode(s->in, s->h.len, s->version, &m))
 		return rc ? rc : -EBADMSG;
 	vsess_msg_to_side(&m, &s->res->remote);
 	s->res->remote_valid = true;
+	if (m.ctr.has) {
+		vsess_msg_to_ctr(&m.ctr, &s->res->remote_ctr);
+		s->res->has_remote_ctr = true;
+	}
 	return 0;
 }
 
@@ -255,6 +277,7 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 {
 	struct vsess s = {
 		.fd = -1,
+		.version = CTRL_VERSION,
 		.step_s = p->timeout_s,
 		.secret = p->secret,
 		.secret_len = p->secret_len,

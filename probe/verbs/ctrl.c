@@ -7,7 +7,9 @@
  */
 #include "ctrl.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 struct wr {
@@ -26,7 +28,9 @@ struct rd {
 
 static void w_bytes(struct wr *w, const void *src, size_t n)
 {
-	if (w->err || w->cap - w->len < n) {
+	if (w->err)
+		return;
+	if (w->cap - w->len < n) {
 		w->err = -ENOSPC;
 		return;
 	}
@@ -141,10 +145,10 @@ static int r_end(const struct rd *r)
 	return r->off == r->len ? 0 : -EBADMSG;
 }
 
-static void w_hdr(struct wr *w, int type)
+static void w_hdr(struct wr *w, int type, unsigned version)
 {
 	w_u32(w, CTRL_MAGIC);
-	w_u16(w, CTRL_VERSION);
+	w_u16(w, (uint16_t)version);
 	w_u16(w, (uint16_t)type);
 	w_u32(w, 0); /* patched by w_finish() */
 }
@@ -169,8 +173,28 @@ static struct wr w_start(uint8_t *buf, size_t cap, int type)
 {
 	struct wr w = {.p = buf, .cap = cap};
 
-	w_hdr(&w, type);
+	w_hdr(&w, type, CTRL_VERSION);
 	return w;
+}
+
+/* A message whose layout depends on @version (0: CTRL_VERSION). */
+static struct wr w_start_v(uint8_t *buf, size_t cap, int type,
+			   unsigned *version)
+{
+	struct wr w = {.p = buf, .cap = cap};
+
+	if (!*version)
+		*version = CTRL_VERSION;
+	if (*version < CTRL_VERSION_MIN || *version > CTRL_VERSION)
+		w.err = -EINVAL;
+	w_hdr(&w, type, *version);
+	return w;
+}
+
+void ctrl_hdr_set_version(uint8_t *msg, unsigned version)
+{
+	msg[4] = (uint8_t)(version >> 8);
+	msg[5] = (uint8_t)version;
 }
 
 int ctrl_hdr_decode(const uint8_t *buf, size_t len, struct ctrl_hdr *h)
@@ -183,7 +207,7 @@ int ctrl_hdr_decode(const uint8_t *buf, size_t len, struct ctrl_hdr *h)
 	h->len = r_u32(&r);
 	if (r.err || h->magic != CTRL_MAGIC)
 		return -EBADMSG;
-	if (h->version != CTRL_VERSION)
+	if (h->version < CTRL_VERSION_MIN || h->version > CTRL_VERSION)
 		return -EPROTONOSUPPORT;
 	if (h->type < CTRL_HELLO || h->type > CTRL_TYPE_MAX ||
 	    h->len > CTRL_MAX_PAYLOAD)
@@ -319,9 +343,20 @@ static void r_endpoint(struct rd *r, struct ctrl_endpoint *e)
 	}
 }
 
+/* A device name as the kernel forms them, so it can go into a path. */
+static bool dev_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' &&
+		    *s != '.')
+			return false;
+	return true;
+}
+
 int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap)
 {
-	struct wr w = w_start(buf, cap, CTRL_REQUEST);
+	unsigned version = m->version;
+	struct wr w = w_start_v(buf, cap, CTRL_REQUEST, &version);
 
 	w_u16(&w, m->test);
 	w_u16(&w, m->flags);
@@ -334,15 +369,26 @@ int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap)
 	w_u8(&w, m->sl);
 	w_u8(&w, m->tclass);
 	w_endpoint(&w, &m->ep);
+	if (version >= 2) {
+		if (strnlen(m->device, sizeof(m->device)) > CTRL_DEV_MAX ||
+		    !dev_name_ok(m->device) || m->ib_port == 255)
+			return -EINVAL;
+		w_str(&w, m->device, CTRL_DEV_MAX);
+		w_u8(&w, m->ib_port);
+	}
 	w_bytes(&w, m->mac, CTRL_MAC_LEN);
 	return w_finish(&w);
 }
 
-int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m)
+int ctrl_request_decode(const uint8_t *p, size_t len, unsigned version,
+			struct ctrl_request *m)
 {
 	struct rd r = {.p = p, .len = len};
 
 	memset(m, 0, sizeof(*m));
+	if (version < CTRL_VERSION_MIN || version > CTRL_VERSION)
+		return -EBADMSG;
+	m->version = (uint16_t)version;
 	m->test = r_u16(&r);
 	m->flags = r_u16(&r);
 	m->qps = r_u16(&r);
@@ -354,6 +400,12 @@ int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m)
 	m->sl = r_u8(&r);
 	m->tclass = r_u8(&r);
 	r_endpoint(&r, &m->ep);
+	if (version >= 2) {
+		r_str(&r, m->device, CTRL_DEV_MAX);
+		m->ib_port = r_u8(&r);
+		if (!r.err && (!dev_name_ok(m->device) || m->ib_port == 255))
+			return -EBADMSG;
+	}
 	r_bytes(&r, m->mac, CTRL_MAC_LEN);
 	if (r.err)
 		return r.err;
@@ -418,15 +470,52 @@ int ctrl_refuse_decode(const uint8_t *p, size_t len, struct ctrl_refuse *m)
 	return r_end(&r);
 }
 
+/* v2's counter block: the presence bits, then every field. */
+static void w_counters(struct wr *w, const struct ctrl_counters *c)
+{
+	if (c->has & ~CTRL_CTR_ALL) {
+		w->err = -EINVAL;
+		return;
+	}
+	w_u8(w, c->has);
+	w_u64(w, c->xmit_bytes);
+	w_u64(w, c->rcv_bytes);
+	w_u64(w, c->xmit_pkts);
+	w_u64(w, c->rcv_pkts);
+	w_u64(w, c->xmit_wait);
+	w_u64(w, c->cnp);
+}
+
+/* An absent counter must read 0, so nothing half-set gets through. */
+static void r_counters(struct rd *r, struct ctrl_counters *c)
+{
+	c->has = r_u8(r);
+	c->xmit_bytes = r_u64(r);
+	c->rcv_bytes = r_u64(r);
+	c->xmit_pkts = r_u64(r);
+	c->rcv_pkts = r_u64(r);
+	c->xmit_wait = r_u64(r);
+	c->cnp = r_u64(r);
+	if (r->err)
+		return;
+	if ((c->has & ~CTRL_CTR_ALL) ||
+	    (!(c->has & CTRL_CTR_BYTES) && (c->xmit_bytes || c->rcv_bytes)) ||
+	    (!(c->has & CTRL_CTR_PKTS) && (c->xmit_pkts || c->rcv_pkts)) ||
+	    (!(c->has & CTRL_CTR_WAIT) && c->xmit_wait) ||
+	    (!(c->has & CTRL_CTR_CNP) && c->cnp))
+		r->err = -EBADMSG;
+}
+
 int ctrl_result_encode(int type, const struct ctrl_result *m, uint8_t *buf,
 		       size_t cap)
 {
+	unsigned version = m->version;
 	struct wr w;
 	unsigned i;
 
 	if (type != CTRL_DONE && type != CTRL_RESULT)
 		return -EINVAL;
-	w = w_start(buf, cap, type);
+	w = w_start_v(buf, cap, type, &version);
 	w_u32(&w, (uint32_t)m->status);
 	w_u16(&w, m->wc_status);
 	w_u16(&w, m->wc_opcode);
@@ -441,14 +530,21 @@ int ctrl_result_encode(int type, const struct ctrl_result *m, uint8_t *buf,
 	for (i = 0; i < 7; i++)
 		w_u64(&w, m->lat_ns[i]);
 	w_str(&w, m->error, CTRL_REASON_MAX);
+	if (version >= 2)
+		w_counters(&w, &m->ctr);
 	return w_finish(&w);
 }
 
-int ctrl_result_decode(const uint8_t *p, size_t len, struct ctrl_result *m)
+int ctrl_result_decode(const uint8_t *p, size_t len, unsigned version,
+		       struct ctrl_result *m)
 {
 	struct rd r = {.p = p, .len = len};
 	unsigned i;
 
+	memset(m, 0, sizeof(*m));
+	if (version < CTRL_VERSION_MIN || version > CTRL_VERSION)
+		return -EBADMSG;
+	m->version = (uint16_t)version;
 	m->status = (int32_t)r_u32(&r);
 	m->wc_status = r_u16(&r);
 	m->wc_opcode = r_u16(&r);
@@ -463,6 +559,8 @@ int ctrl_result_decode(const uint8_t *p, size_t len, struct ctrl_result *m)
 	for (i = 0; i < 7; i++)
 		m->lat_ns[i] = r_u64(&r);
 	r_str(&r, m->error, CTRL_REASON_MAX);
+	if (version >= 2)
+		r_counters(&r, &m->ctr);
 	if (!r.err && (m->status > 0 || m->status < -4095 || m->wc_status > 64))
 		return -EBADMSG;
 	return r_end(&r);

@@ -12,6 +12,14 @@
  * -> ACCEPT (responder endpoint with QPNs, MAC) or REFUSE (reason) ->
  * CONNECT (client QPNs) -> READY -> test -> DONE (client result) ->
  * RESULT (responder's view). Either side may send REFUSE at any step.
+ *
+ * Versions: 1 and 2 differ only in REQUEST (v2 adds the device and port
+ * the client wants at the responder) and DONE/RESULT (v2 adds the port
+ * counter deltas the sender saw over the test). The client speaks its
+ * version from HELLO on; a responder answers every message in the
+ * client's version, so a v1 client still works against a v2 responder.
+ * A v1 responder refuses a v2 client's HELLO ("unsupported control
+ * protocol version 2"): there is no fallback.
  */
 #ifndef IBPULSE_VERBS_CTRL_H
 #define IBPULSE_VERBS_CTRL_H
@@ -21,13 +29,15 @@
 #include <stdint.h>
 
 #define CTRL_MAGIC 0x49425056u /* "IBPV" */
-#define CTRL_VERSION 1
+#define CTRL_VERSION 2	  /* what this side speaks first */
+#define CTRL_VERSION_MIN 1 /* the oldest it still answers */
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD 4096
 #define CTRL_NONCE_LEN 16
 #define CTRL_MAC_LEN 32
 #define CTRL_MAX_QPS 64
 #define CTRL_REASON_MAX 200
+#define CTRL_DEV_MAX 63 /* device name bytes, [A-Za-z0-9_.-] */
 
 enum ctrl_type {
 	CTRL_HELLO = 1,
@@ -83,7 +93,8 @@ struct ctrl_endpoint {
 #define CTRL_F_VERIFY 0x4
 
 struct ctrl_request {
-	uint16_t test;	/* enum vt_test */
+	uint16_t version; /* 0: CTRL_VERSION; set by the decoder */
+	uint16_t test;	  /* enum vt_test */
 	uint16_t flags; /* CTRL_F_* */
 	uint16_t qps;
 	uint32_t size;
@@ -94,6 +105,9 @@ struct ctrl_request {
 	uint8_t sl;
 	uint8_t tclass;
 	struct ctrl_endpoint ep; /* static part; nqps is 0 */
+	/* v2: the responder's port to use; "" and 0: its default. */
+	char device[CTRL_DEV_MAX + 1];
+	uint8_t ib_port; /* 0..254 */
 	uint8_t mac[CTRL_MAC_LEN];
 };
 
@@ -107,8 +121,27 @@ struct ctrl_refuse {
 	char reason[CTRL_REASON_MAX + 1];
 };
 
+#define CTRL_CTR_BYTES 0x1 /* xmit_bytes, rcv_bytes */
+#define CTRL_CTR_PKTS 0x2  /* xmit_pkts, rcv_pkts */
+#define CTRL_CTR_WAIT 0x4  /* xmit_wait */
+#define CTRL_CTR_CNP 0x8   /* cnp: congestion notifications, summed */
+#define CTRL_CTR_ALL 0xf
+
+/*
+ * v2: how much a port's counters rose over the test, as the sender read
+ * them. A field whose CTRL_CTR_* bit is clear is 0 on the wire.
+ */
+struct ctrl_counters {
+	uint8_t has; /* CTRL_CTR_* */
+	uint64_t xmit_bytes, rcv_bytes;
+	uint64_t xmit_pkts, rcv_pkts;
+	uint64_t xmit_wait;
+	uint64_t cnp;
+};
+
 /* The numbers one side measured; sent in DONE and RESULT. */
 struct ctrl_result {
+	uint16_t version;   /* 0: CTRL_VERSION; set by the decoder */
 	int32_t status;	    /* 0 or negative errno */
 	uint16_t wc_status; /* enum ibv_wc_status of the first failure */
 	uint16_t wc_opcode;
@@ -122,12 +155,16 @@ struct ctrl_result {
 	uint64_t lat_n;
 	uint64_t lat_ns[7]; /* min, median, mean, p99, p99.9, max, stdev */
 	char error[CTRL_REASON_MAX + 1];
+	struct ctrl_counters ctr; /* v2 */
 };
 
 /*
  * Encoders write a whole message (header + payload) into @buf of @cap
- * bytes and return its length, or -EINVAL/-ENOSPC. Decoders take a payload
- * whose header was already checked with ctrl_hdr_decode() and return 0 or
+ * bytes and return its length, or -EINVAL/-ENOSPC. The header says
+ * CTRL_VERSION, except for REQUEST, DONE and RESULT, whose layout depends
+ * on the version: they say m->version (0: CTRL_VERSION). Decoders take a
+ * payload whose header was already checked with ctrl_hdr_decode() (and,
+ * where the layout depends on it, the header's version) and return 0 or
  * -EBADMSG when anything is out of range or the length is not exact.
  */
 int ctrl_hdr_decode(const uint8_t *buf, size_t len, struct ctrl_hdr *h);
@@ -139,7 +176,8 @@ int ctrl_challenge_encode(const struct ctrl_challenge *m, uint8_t *buf,
 int ctrl_challenge_decode(const uint8_t *p, size_t len,
 			  struct ctrl_challenge *m);
 int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap);
-int ctrl_request_decode(const uint8_t *p, size_t len, struct ctrl_request *m);
+int ctrl_request_decode(const uint8_t *p, size_t len, unsigned version,
+			struct ctrl_request *m);
 int ctrl_accept_encode(const struct ctrl_accept *m, uint8_t *buf, size_t cap);
 int ctrl_accept_decode(const uint8_t *p, size_t len, struct ctrl_accept *m);
 /* CONNECT carries a bare endpoint. */
@@ -151,9 +189,13 @@ int ctrl_refuse_decode(const uint8_t *p, size_t len, struct ctrl_refuse *m);
 /* @type is CTRL_DONE or CTRL_RESULT. */
 int ctrl_result_encode(int type, const struct ctrl_result *m, uint8_t *buf,
 		       size_t cap);
-int ctrl_result_decode(const uint8_t *p, size_t len, struct ctrl_result *m);
+int ctrl_result_decode(const uint8_t *p, size_t len, unsigned version,
+		       struct ctrl_result *m);
 /* READY has an empty payload. */
 int ctrl_empty_encode(int type, uint8_t *buf, size_t cap);
+
+/* Rewrite the version in the header of the encoded message @msg. */
+void ctrl_hdr_set_version(uint8_t *msg, unsigned version);
 
 /* Copy a string, truncating to @len - 1 bytes; always NUL-terminated. */
 void ctrl_strlcpy(char *dst, const char *src, size_t len);
@@ -180,7 +222,8 @@ int ctrl_random(uint8_t *buf, size_t len);
  * ctrl_recv() reads one message into @payload (cap CTRL_MAX_PAYLOAD) and
  * fills @h. Both give up at @deadline_ns (CLOCK_MONOTONIC) with -ETIMEDOUT;
  * a closed peer is -ECONNRESET; a bad header is -EBADMSG, a version this
- * side does not speak -EPROTONOSUPPORT (h->version tells which). With a
+ * side does not speak (outside CTRL_VERSION_MIN..CTRL_VERSION)
+ * -EPROTONOSUPPORT (h->version tells which). With a
  * @stop flag (NULL: none), they give up with -ECANCELED within 100 ms of
  * it being set.
  */
@@ -188,8 +231,12 @@ int ctrl_send(int fd, const uint8_t *msg, size_t len, uint64_t deadline_ns,
 	      const volatile sig_atomic_t *stop);
 int ctrl_recv(int fd, struct ctrl_hdr *h, uint8_t *payload,
 	      uint64_t deadline_ns, const volatile sig_atomic_t *stop);
-/* Send a REFUSE with a reason, best effort (errors are ignored). */
-void ctrl_send_refuse(int fd, int code, const char *reason,
+/*
+ * Send a REFUSE in protocol @version with a reason, best effort (errors
+ * are ignored). Before a client said its version, CTRL_VERSION_MIN: every
+ * client reads that.
+ */
+void ctrl_send_refuse(int fd, unsigned version, int code, const char *reason,
 		      uint64_t deadline_ns);
 
 /*

@@ -121,7 +121,7 @@ int ctrl_recv(int fd, struct ctrl_hdr *h, uint8_t *payload,
 	return read_full(fd, payload, h->len, deadline_ns, stop);
 }
 
-void ctrl_send_refuse(int fd, int code, const char *reason,
+void ctrl_send_refuse(int fd, unsigned version, int code, const char *reason,
 		      uint64_t deadline_ns)
 {
 	struct ctrl_refuse m = {.code = code < 0 ? code : -EPERM};
@@ -132,6 +132,8 @@ void ctrl_send_refuse(int fd, int code, const char *reason,
 		m.code = -EPERM;
 	ctrl_strlcpy(m.reason, reason ? reason : "", sizeof(m.reason));
 	len = ctrl_refuse_encode(&m, buf, sizeof(buf));
+	if (len > 0)
+		ctrl_hdr_set_version(buf, version);
 	if (len > 0)
 		(void)ctrl_send(fd, buf, (size_t)len, deadline_ns, NULL);
 }

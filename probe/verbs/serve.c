@@ -20,6 +20,15 @@
 
 #include <openssl/crypto.h>
 
+/* The hooks of one client's session and what they need to remember. */
+struct serve_hk {
+	const struct vt_serve_hooks *h;
+	void *sess;
+	bool admitted;
+	bool has_before;
+	struct vt_portctr before;
+};
+
 /* The limits, checked on the decoded request alone. */
 static int check_limits(const struct vt_limits *l, const struct ctrl_request *q,
 			char *why, size_t len)
@@ -80,12 +89,62 @@ static void params_from(const struct ctrl_request *q, struct vt_params *p)
 
 static int refuse(struct vsess *s, int rc, const char *why)
 {
-	ctrl_send_refuse(s->fd, rc, why, vsess_deadline(s));
+	ctrl_send_refuse(s->fd, s->version ? s->version : CTRL_VERSION_MIN, rc,
+			 why, vsess_deadline(s));
 	return vsess_fail(s, rc, "refused the client: %s", why);
 }
 
-static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
-		     struct ctrl_request *q)
+/*
+ * Without an admission hook: serve the configured port, or the one asked
+ * for when none is configured; refuse any other.
+ */
+static int admit_default(const struct vt_serve_ask *ask, struct vt_params *dev,
+			 char *why, size_t len)
+{
+	if (ask->device[0] && dev->device[0] &&
+	    strcmp(ask->device, dev->device)) {
+		snprintf(why, len,
+			 "no device %s here: this responder serves %s "
+			 "port %u",
+			 ask->device, dev->device, dev->ib_port);
+		return -ENODEV;
+	}
+	if (ask->ib_port && ask->ib_port != dev->ib_port) {
+		snprintf(why, len,
+			 "no port %u here: this responder serves port %u",
+			 ask->ib_port, dev->ib_port);
+		return -ENODEV;
+	}
+	if (ask->device[0])
+		ctrl_strlcpy(dev->device, ask->device, sizeof(dev->device));
+	return 0;
+}
+
+/* The asked port past the limits: may it run here, and on which port? */
+static int admit(struct vsess *s, struct vt_serve_cfg *cfg,
+		 struct serve_hk *hk, const struct ctrl_request *q)
+{
+	struct vt_serve_ask ask = {.version = s->version,
+				   .ib_port = q->ib_port};
+	char why[CTRL_REASON_MAX + 1] = "";
+	struct vt_params p;
+	int rc;
+
+	params_from(q, &p);
+	ask.params = &p;
+	ctrl_strlcpy(ask.device, q->device, sizeof(ask.device));
+	if (hk->h->admit)
+		rc = hk->h->admit(hk->sess, &ask, &cfg->dev, why, sizeof(why));
+	else
+		rc = admit_default(&ask, &cfg->dev, why, sizeof(why));
+	if (rc)
+		return refuse(s, rc < 0 ? rc : -EPERM, why[0] ? why : "refused");
+	hk->admitted = true;
+	return 0;
+}
+
+static int handshake(struct vsess *s, struct vt_serve_cfg *cfg,
+		     struct serve_hk *hk, struct ctrl_request *q)
 {
 	struct ctrl_hello hello;
 	struct ctrl_challenge ch = {.auth_required = s->secret != NULL};
@@ -96,12 +155,13 @@ static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
 	if (rc == -EPROTONOSUPPORT) {
 		snprintf(why, sizeof(why),
 			 "unsupported control protocol "
-			 "version %u; this responder speaks %u",
-			 s->h.version, CTRL_VERSION);
+			 "version %u; this responder speaks %u..%u",
+			 s->h.version, CTRL_VERSION_MIN, CTRL_VERSION);
 		return refuse(s, rc, why);
 	}
 	if (rc)
 		return rc;
+	s->version = s->h.version; /* answer in the client's version */
 	if (ctrl_hello_decode(s->in, s->h.len, &hello))
 		return refuse(s, -EBADMSG, "malformed HELLO");
 	memcpy(s->nonce_c, hello.nonce, CTRL_NONCE_LEN);
@@ -116,7 +176,7 @@ static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
 	rc = vsess_expect(s, CTRL_REQUEST, vsess_deadline(s));
 	if (rc)
 		return rc;
-	if (ctrl_request_decode(s->in, s->h.len, q))
+	if (ctrl_request_decode(s->in, s->h.len, s->version, q))
 		return refuse(s, -EBADMSG, "malformed REQUEST");
 	if (s->secret &&
 	    vsess_verify(s, s->h.len, VSESS_LABEL_REQ, s->nonce_s, s->nonce_c))
@@ -124,7 +184,7 @@ static int handshake(struct vsess *s, const struct vt_serve_cfg *cfg,
 	rc = check_limits(&cfg->limits, q, why, sizeof(why));
 	if (rc)
 		return refuse(s, rc, why);
-	return 0;
+	return admit(s, cfg, hk, q);
 }
 
 static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
@@ -151,10 +211,7 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 			       .size = u->size,
 			       .tx_depth = u->tx_depth,
 			       .inline_size = u->inline_size};
-	if (p->test == VT_SEND_BW)
-		ec.rx_depth = 512;
-	else if (p->test == VT_SEND_LAT)
-		ec.rx_depth = 4;
+	ec.rx_depth = veng_rx_depth(p->test, u, false);
 	s->rd = s->dev->max_rd_atomic < q->ep.rd_atomic ? s->dev->max_rd_atomic
 							: q->ep.rd_atomic;
 	rc = veng_new(s->dev, &ec, &s->eng, why, sizeof(why));
@@ -213,16 +270,35 @@ static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
 	return 0;
 }
 
-/* DONE from the client, RESULT back. */
-static int trade(struct vsess *s, uint64_t deadline_ns)
+/* The port's counters, once before the test and once after. */
+static void counters(struct vsess *s, struct serve_hk *hk, bool after)
+{
+	struct vt_portctr now;
+
+	if (!hk->h->counters || !s->dev || (after && !hk->has_before))
+		return;
+	if (hk->h->counters(hk->sess, s->dev->name, s->dev->port, &now))
+		return;
+	if (!after) {
+		hk->before = now;
+		hk->has_before = true;
+		return;
+	}
+	vt_portctr_delta(&hk->before, &now, &s->res->remote_ctr);
+	s->res->has_remote_ctr = true;
+}
+
+/* DONE from the client, RESULT back (with our counters in v2). */
+static int trade(struct vsess *s, struct serve_hk *hk, uint64_t deadline_ns)
 {
 	struct ctrl_result m;
 	int rc;
 
 	rc = vsess_expect(s, CTRL_DONE, deadline_ns);
+	counters(s, hk, true);
 	if (rc)
 		return rc;
-	if (ctrl_result_decode(s->in, s->h.len, &m))
+	if (ctrl_result_decode(s->in, s->h.len, s->version, &m))
 		return vsess_fail(s, -EBADMSG, "malformed DONE");
 	vsess_msg_to_side(&m, &s->res->remote);
 	s->res->remote_valid = true;
@@ -233,11 +309,15 @@ static int trade(struct vsess *s, uint64_t deadline_ns)
 				   sizeof(s->res->local.error));
 	}
 	vsess_side_to_msg(&s->res->local, &m);
+	m.version = (uint16_t)s->version;
+	if (s->res->has_remote_ctr)
+		vsess_ctr_to_msg(&s->res->remote_ctr, &m.ctr);
 	return vsess_send(
 		s, ctrl_result_encode(CTRL_RESULT, &m, s->out, sizeof(s->out)));
 }
 
-static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
+static int serve_session(struct vsess *s, struct vt_serve_cfg *cfg,
+			 struct serve_hk *hk)
 {
 	struct ctrl_request q;
 	struct vt_params p;
@@ -245,7 +325,7 @@ static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
 	double budget;
 	int rc;
 
-	rc = handshake(s, cfg, &q);
+	rc = handshake(s, cfg, hk, &q);
 	if (!rc)
 		rc = setup(s, cfg, &q, &p);
 	if (!rc)
@@ -258,8 +338,9 @@ static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
 		2 * cfg->dev.timeout_s;
 	w.deadline_ns = ctrl_now_ns() + (uint64_t)(budget * 1e9);
 	w.stall_ns = (uint64_t)(cfg->dev.timeout_s * 1e9);
+	counters(s, hk, false);
 	rc = role(s, cfg, &p, &w);
-	if (trade(s, rc ? vsess_deadline(s) : w.deadline_ns) && !rc)
+	if (trade(s, hk, rc ? vsess_deadline(s) : w.deadline_ns) && !rc)
 		return s->res->status;
 	if (rc)
 		return vsess_fail(s, rc, "%s", s->res->local.error);
@@ -268,20 +349,32 @@ static int serve_session(struct vsess *s, const struct vt_serve_cfg *cfg)
 
 int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd, struct vt_result *res)
 {
-	struct vsess s = {
-		.fd = fd,
-		.step_s = cfg->dev.timeout_s,
-		.secret = cfg->dev.secret,
-		.secret_len = cfg->dev.secret_len,
-		.res = res,
-	};
+	struct vt_serve_cfg c = *cfg; /* this client's, for hooks.open */
+	struct serve_hk hk = {.h = &cfg->hooks, .sess = cfg->hooks.arg};
+	struct vsess s = {.fd = fd, .res = res};
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = serve_session(&s, cfg);
+	if (hk.h->open) {
+		rc = hk.h->open(hk.h->arg, &c, &hk.sess);
+		if (rc) {
+			res->status = rc;
+			snprintf(res->error, sizeof(res->error),
+				 "the responder could not take the client: "
+				 "%s",
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	s.step_s = c.dev.timeout_s;
+	s.secret = c.dev.secret;
+	s.secret_len = c.dev.secret_len;
+	rc = serve_session(&s, &c, &hk);
 	res->test = s.test;
 	vsess_release(&s);
 	res->status = rc;
+	if (hk.h->close)
+		hk.h->close(hk.sess, hk.admitted, res);
 	return rc;
 }
 
@@ -343,7 +436,7 @@ static void dispatch(struct serve_shared *sh, int fd)
 		snprintf(why, sizeof(why), "busy: %u tests running (limit %u)",
 			 sh->cfg->limits.max_concurrent,
 			 sh->cfg->limits.max_concurrent);
-		ctrl_send_refuse(fd, -EBUSY, why,
+		ctrl_send_refuse(fd, CTRL_VERSION_MIN, -EBUSY, why,
 				 ctrl_now_ns() + 1000000000ull);
 		close(fd);
 		return;

@@ -20,6 +20,8 @@ int vsess_send(struct vsess *s, int len)
 {
 	if (len < 0)
 		return len;
+	if (s->version && len >= CTRL_HDR_LEN)
+		ctrl_hdr_set_version(s->out, s->version);
 	return ctrl_send(s->fd, s->out, (size_t)len, vsess_deadline(s),
 			 s->stop);
 }
@@ -44,8 +46,8 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 	if (rc == -EPROTONOSUPPORT)
 		return vsess_fail(s, rc,
 				  "peer speaks control protocol "
-				  "version %u, this side speaks %u",
-				  s->h.version, CTRL_VERSION);
+				  "version %u, this side speaks %u..%u",
+				  s->h.version, CTRL_VERSION_MIN, CTRL_VERSION);
 	if (rc)
 		return vsess_fail(s, rc, "waiting for %s: %s",
 				  ctrl_type_name(type), strerror(-rc));
@@ -54,6 +56,12 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 			return vsess_fail(s, -EBADMSG, "malformed REFUSE");
 		return vsess_fail(s, ref.code, "peer refused: %s", ref.reason);
 	}
+	if (s->version && s->h.version != s->version)
+		return vsess_fail(s, -EPROTO,
+				  "%s in control protocol version %u, the "
+				  "session speaks %u",
+				  ctrl_type_name(s->h.type), s->h.version,
+				  s->version);
 	if (s->h.type != type)
 		return vsess_fail(s, -EPROTO, "expected %s, got %s",
 				  ctrl_type_name(type),
@@ -236,6 +244,73 @@ void vsess_msg_to_side(const struct ctrl_result *m, struct vt_side *s)
 		s->lat.stdev_s = (double)m->lat_ns[6] / 1e9;
 	}
 	ctrl_strlcpy(s->error, m->error, sizeof(s->error));
+}
+
+void vsess_ctr_to_msg(const struct vt_portctr *c, struct ctrl_counters *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (c->has_bytes) {
+		m->has |= CTRL_CTR_BYTES;
+		m->xmit_bytes = c->xmit_bytes;
+		m->rcv_bytes = c->rcv_bytes;
+	}
+	if (c->has_pkts) {
+		m->has |= CTRL_CTR_PKTS;
+		m->xmit_pkts = c->xmit_pkts;
+		m->rcv_pkts = c->rcv_pkts;
+	}
+	if (c->has_wait) {
+		m->has |= CTRL_CTR_WAIT;
+		m->xmit_wait = c->xmit_wait;
+	}
+	if (c->has_cnp) {
+		m->has |= CTRL_CTR_CNP;
+		m->cnp = c->cnp;
+	}
+}
+
+void vsess_msg_to_ctr(const struct ctrl_counters *m, struct vt_portctr *c)
+{
+	*c = (struct vt_portctr){
+		.has_bytes = m->has & CTRL_CTR_BYTES,
+		.xmit_bytes = m->xmit_bytes,
+		.rcv_bytes = m->rcv_bytes,
+		.has_pkts = m->has & CTRL_CTR_PKTS,
+		.xmit_pkts = m->xmit_pkts,
+		.rcv_pkts = m->rcv_pkts,
+		.has_wait = m->has & CTRL_CTR_WAIT,
+		.xmit_wait = m->xmit_wait,
+		.has_cnp = m->has & CTRL_CTR_CNP,
+		.cnp = m->cnp,
+	};
+}
+
+static uint64_t ctr_rise(uint64_t before, uint64_t after)
+{
+	return after >= before ? after - before : 0; /* a reset */
+}
+
+void vt_portctr_delta(const struct vt_portctr *b, const struct vt_portctr *a,
+		      struct vt_portctr *d)
+{
+	*d = (struct vt_portctr){
+		.has_bytes = b->has_bytes && a->has_bytes,
+		.has_pkts = b->has_pkts && a->has_pkts,
+		.has_wait = b->has_wait && a->has_wait,
+		.has_cnp = b->has_cnp && a->has_cnp,
+	};
+	if (d->has_bytes) {
+		d->xmit_bytes = ctr_rise(b->xmit_bytes, a->xmit_bytes);
+		d->rcv_bytes = ctr_rise(b->rcv_bytes, a->rcv_bytes);
+	}
+	if (d->has_pkts) {
+		d->xmit_pkts = ctr_rise(b->xmit_pkts, a->xmit_pkts);
+		d->rcv_pkts = ctr_rise(b->rcv_pkts, a->rcv_pkts);
+	}
+	if (d->has_wait)
+		d->xmit_wait = ctr_rise(b->xmit_wait, a->xmit_wait);
+	if (d->has_cnp)
+		d->cnp = ctr_rise(b->cnp, a->cnp);
 }
 
 void vsess_release(struct vsess *s)

@@ -13,7 +13,8 @@
 
 struct vsess {
 	int fd;
-	double step_s; /* timeout of each control step */
+	unsigned version; /* control protocol of this session; 0 unknown */
+	double step_s;	  /* timeout of each control step */
 	const volatile sig_atomic_t *stop; /* ends control waits, NULL */
 	const uint8_t *secret;
 	size_t secret_len;
@@ -34,11 +35,12 @@ struct vsess {
 };
 
 uint64_t vsess_deadline(const struct vsess *s);
-/* Send the @len bytes in s->out. */
+/* Send the @len bytes in s->out, in the session's protocol version. */
 int vsess_send(struct vsess *s, int len);
 /*
- * Receive the next message until @deadline_ns and insist it is @type;
- * a REFUSE becomes an error carrying the peer's reason.
+ * Receive the next message until @deadline_ns and insist it is @type in
+ * the session's version; a REFUSE becomes an error carrying the peer's
+ * reason.
  */
 int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns);
 /* Sign the message in s->out (@len bytes, trailing MAC) in place. */
@@ -65,6 +67,8 @@ void vsess_run_init(struct vsess *s, enum vt_test test, double interval_s,
 /* vt_side <-> wire form. */
 void vsess_side_to_msg(const struct vt_side *s, struct ctrl_result *m);
 void vsess_msg_to_side(const struct ctrl_result *m, struct vt_side *s);
+void vsess_ctr_to_msg(const struct vt_portctr *c, struct ctrl_counters *m);
+void vsess_msg_to_ctr(const struct ctrl_counters *m, struct vt_portctr *c);
 /* Set res->status and res->error, formatted. */
 int vsess_fail(struct vsess *s, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

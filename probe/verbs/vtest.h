@@ -78,7 +78,32 @@ struct vt_params {
 	 * error "aborted".
 	 */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * Client only: the responder's port to test against (control
+	 * protocol v2); "" and 0: the responder's default.
+	 */
+	char peer_device[VT_NAME_MAX];
+	unsigned peer_ib_port;
 };
+
+/*
+ * A port's counters that tell whether anyone else used the link, or how
+ * much they rose over a test (vt_portctr_delta). Unset ones are 0.
+ */
+struct vt_portctr {
+	bool has_bytes; /* port_xmit_data/port_rcv_data, in bytes */
+	uint64_t xmit_bytes, rcv_bytes;
+	bool has_pkts; /* port_*_packets, or hw_counters sent/rcvd_pkts */
+	uint64_t xmit_pkts, rcv_pkts;
+	bool has_wait;
+	uint64_t xmit_wait;
+	bool has_cnp; /* np_cnp_sent + rp_cnp_handled + np_ecn_marked... */
+	uint64_t cnp;
+};
+
+/* @d = @after - @before per counter both have; a reset counts 0. */
+void vt_portctr_delta(const struct vt_portctr *before,
+		      const struct vt_portctr *after, struct vt_portctr *d);
 
 /* What one side measured. */
 struct vt_side {
@@ -125,6 +150,12 @@ struct vt_result {
 	struct vt_side local;  /* the client */
 	struct vt_side remote; /* the responder's view */
 	bool remote_valid;
+	/*
+	 * Client: the responder's port counter deltas over the test (v2,
+	 * when it reads them). Responder: its own.
+	 */
+	bool has_remote_ctr;
+	struct vt_portctr remote_ctr;
 };
 
 /* Limits a responder enforces before it registers any memory. */
@@ -136,10 +167,52 @@ struct vt_limits {
 	unsigned max_concurrent;
 };
 
+/* What a client asked for, as the admission hook sees it. */
+struct vt_serve_ask {
+	unsigned version;	    /* control protocol */
+	char device[VT_NAME_MAX]; /* "": the responder's default */
+	unsigned ib_port;	    /* 0: the default */
+	const struct vt_params *params; /* the run as asked */
+};
+
+struct vt_serve_cfg;
+
+/*
+ * Optional callbacks of a responder; every one may be NULL. They run in
+ * the client's thread; @sess is what open() returned (else hooks.arg).
+ */
+struct vt_serve_hooks {
+	void *arg;
+	/*
+	 * Before the handshake: update @cfg, this client's private copy (a
+	 * daemon's reloaded settings), and return per-client state in
+	 * *@sess. Non-zero: the client is closed without an answer.
+	 */
+	int (*open)(void *arg, struct vt_serve_cfg *cfg, void **sess);
+	/*
+	 * After REQUEST is decoded, authenticated and within the limits,
+	 * before any memory is registered: 0 admits and may set
+	 * @dev->device and @dev->ib_port to the port to serve on; a
+	 * negative errno refuses with the reason in @why (sent as REFUSE).
+	 */
+	int (*admit)(void *sess, const struct vt_serve_ask *ask,
+		     struct vt_params *dev, char *why, size_t len);
+	/*
+	 * Read @device/@port's counters: once when the QPs are connected,
+	 * once when the client's DONE arrived; the deltas go back in a v2
+	 * RESULT. 0 or negative errno (then no counters are sent).
+	 */
+	int (*counters)(void *sess, const char *device, unsigned port,
+			struct vt_portctr *c);
+	/* After the session, admitted or not; frees @sess. */
+	void (*close)(void *sess, bool admitted, const struct vt_result *res);
+};
+
 struct vt_serve_cfg {
 	struct vt_params dev; /* device, port, GID, P_Key, timeouts, secret */
 	struct vt_limits limits;
 	const volatile sig_atomic_t *stop; /* optional */
+	struct vt_serve_hooks hooks;
 };
 
 void vt_params_default(struct vt_params *p);

@@ -147,43 +147,71 @@ static void test_bad_values(void **state)
 
 static void test_busy(void **state)
 {
-	struct portctr b = {.has_bytes = true,
-			    .xmit_bytes = 1000,
-			    .rcv_bytes = 1000,
-			    .has_wait = true,
-			    .xmit_wait = 5};
-	struct portctr a = b;
+	struct dtest_load t = {.bytes = 100000000, .msgs = 1500, .size = 65536};
+	struct vt_portctr b = {.has_bytes = true,
+			       .xmit_bytes = 1000,
+			       .rcv_bytes = 1000,
+			       .has_wait = true,
+			       .xmit_wait = 5};
+	struct vt_portctr a = b, d;
 	char why[160];
 
 	/* The test's own 100 MB, plus headers: not busy. */
 	a.xmit_bytes += 100000000 + 300000;
-	assert_false(dtest_busy(&b, &a, 100000000, 1500, 65536, 0.1, why,
-				sizeof(why)));
+	vt_portctr_delta(&b, &a, &d);
+	assert_false(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
 	/* Someone else moved 50 MB more. */
 	a.rcv_bytes += 50000000;
-	assert_true(dtest_busy(&b, &a, 100000000, 1500, 65536, 0.1, why,
-			       sizeof(why)));
-	assert_non_null(strstr(why, "bytes"));
+	vt_portctr_delta(&b, &a, &d);
+	assert_true(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
+	assert_non_null(strstr(why, "50.3 MB beyond the test's own"));
+	/* A counter reset says nothing. */
+	vt_portctr_delta(&a, &b, &d);
+	assert_false(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
 	/* Rising transmit wait. */
 	a = b;
 	a.xmit_wait = 9;
-	assert_true(dtest_busy(&b, &a, 0, 0, 2, 0.1, why, sizeof(why)));
+	vt_portctr_delta(&b, &a, &d);
+	t = (struct dtest_load){.size = 2};
+	assert_true(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
 	assert_non_null(strstr(why, "port_xmit_wait"));
 	/* Packets only (rxe): 1000 x 64 KiB at MTU 1024 is 64k packets,
 	 * and a loopback test sees data and acks twice. */
-	b = (struct portctr){.has_pkts = true, .mtu = 1024};
-	a = b;
-	a.xmit_pkts = 128000;
-	a.rcv_pkts = 128000;
-	assert_false(dtest_busy(&b, &a, 0, 1000, 65536, 0.1, why, sizeof(why)));
-	a.rcv_pkts += 500000;
-	assert_true(dtest_busy(&b, &a, 0, 1000, 65536, 0.1, why, sizeof(why)));
+	d = (struct vt_portctr){
+		.has_pkts = true, .xmit_pkts = 128000, .rcv_pkts = 128000};
+	t = (struct dtest_load){.msgs = 1000, .size = 65536, .mtu = 1024};
+	assert_false(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
+	d.rcv_pkts += 500000;
+	assert_true(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
 	/* Congestion notifications. */
-	b = (struct portctr){.has_cnp = true, .cnp = 7};
-	a = b;
-	assert_false(dtest_busy(&b, &a, 0, 0, 2, 0.1, why, sizeof(why)));
-	a.cnp = 8;
-	assert_true(dtest_busy(&b, &a, 0, 0, 2, 0.1, why, sizeof(why)));
+	d = (struct vt_portctr){.has_cnp = true};
+	t = (struct dtest_load){.size = 2};
+	assert_false(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
+	d.cnp = 1;
+	assert_true(dtest_busy(&d, &t, 0.1, why, sizeof(why)));
+}
+
+/* Each end judged on its own counters; the reason names the end. */
+static void test_verdict(void **state)
+{
+	struct dtest_load t = {.bytes = 10000000, .msgs = 150, .size = 65536};
+	struct vt_portctr quiet = {.has_bytes = true, .xmit_bytes = 10000000};
+	struct vt_portctr loud = quiet;
+	char why[400];
+
+	loud.rcv_bytes = 3100000 + 1000000 + 65536 + 128 * 150;
+	assert_false(dtest_verdict(&quiet, NULL, &t, 0.1, why, sizeof(why)));
+	assert_string_equal(why, "");
+	assert_false(dtest_verdict(&quiet, &quiet, &t, 0.1, why, sizeof(why)));
+	assert_true(dtest_verdict(&quiet, &loud, &t, 0.1, why, sizeof(why)));
+	assert_non_null(strstr(why, "responder: 4.2 MB beyond the test's own"));
+	assert_null(strstr(why, "initiator"));
+	assert_true(dtest_verdict(&loud, &quiet, &t, 0.1, why, sizeof(why)));
+	assert_int_equal(strncmp(why, "initiator: ", 11), 0);
+	assert_null(strstr(why, "responder"));
+	assert_true(dtest_verdict(&loud, &loud, &t, 0.1, why, sizeof(why)));
+	assert_non_null(strstr(why, "initiator: "));
+	assert_non_null(strstr(why, "; responder: "));
 }
 
 int main(void)
@@ -193,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_verdict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests for the control-channel codec (probe/verbs/ctrl.c) and its
- * HMAC: every message round-trips, every truncation and every trailing
- * byte is refused, out-of-range fields are refused, headers with a wrong
- * magic, version, type or length are refused, and the MAC covers label,
- * both nonces and the payload.
+ * HMAC: every message round-trips in versions 1 and 2, every truncation
+ * and every trailing byte is refused, out-of-range fields (v2's device,
+ * port and counters too) are refused, a payload of one version does not
+ * decode as the other, headers with a wrong magic, version, type or
+ * length are refused, and the MAC covers label, both nonces and the
+ * payload.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include "ctrl.h"
 
 static uint8_t buf[CTRL_HDR_LEN + CTRL_MAX_PAYLOAD];
+static unsigned dec_version = CTRL_VERSION; /* for REQUEST and RESULT */
 
 static void fill_ep(struct ctrl_endpoint *e, unsigned nqps)
 {
@@ -53,11 +56,16 @@ typedef int (*decode_fn)(const uint8_t *p, size_t len, void *m);
 	{                                                                      \
 		return ctrl_##name##_decode(p, len, (type *)m);                \
 	}
-WRAP(request, struct ctrl_request)
+#define WRAP_V(name, type)                                                     \
+	static int dec_##name(const uint8_t *p, size_t len, void *m)           \
+	{                                                                      \
+		return ctrl_##name##_decode(p, len, dec_version, (type *)m);   \
+	}
+WRAP_V(request, struct ctrl_request)
 WRAP(accept, struct ctrl_accept)
 WRAP(connect, struct ctrl_endpoint)
 WRAP(refuse, struct ctrl_refuse)
-WRAP(result, struct ctrl_result)
+WRAP_V(result, struct ctrl_result)
 WRAP(hello, struct ctrl_hello)
 WRAP(challenge, struct ctrl_challenge)
 
@@ -84,10 +92,18 @@ static void test_header(void **state)
 	assert_int_equal(h.type, CTRL_READY);
 	assert_int_equal(h.len, 0);
 	assert_int_equal(ctrl_hdr_decode(buf, 11, &h), -EBADMSG);
-	buf[5] = 2; /* version 2 */
+	assert_int_equal(h.version, CTRL_VERSION);
+	buf[5] = 1; /* the oldest still spoken */
+	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), 0);
+	buf[5] = 3;
 	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), -EPROTONOSUPPORT);
-	assert_int_equal(h.version, 2);
-	buf[5] = 1;
+	assert_int_equal(h.version, 3);
+	buf[5] = 0;
+	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), -EPROTONOSUPPORT);
+	buf[5] = 2;
+	ctrl_hdr_set_version(buf, 1);
+	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), 0);
+	assert_int_equal(h.version, 1);
 	buf[0] = 'X';
 	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), -EBADMSG);
 	buf[0] = 'I';
@@ -137,18 +153,175 @@ static void test_request(void **state)
 	/* Out of range: SL 16, zero QPs, neither iters nor duration. */
 	q.sl = 16;
 	len = ctrl_request_encode(&q, buf, sizeof(buf));
-	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, &d),
+	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 2, &d),
 			 -EBADMSG);
 	q.sl = 0;
 	q.qps = 0;
 	len = ctrl_request_encode(&q, buf, sizeof(buf));
-	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, &d),
+	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 2, &d),
 			 -EBADMSG);
 	q.qps = 1;
 	q.iters = 0;
 	len = ctrl_request_encode(&q, buf, sizeof(buf));
-	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, &d),
+	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 2, &d),
 			 -EBADMSG);
+}
+
+static void fill_request(struct ctrl_request *q, unsigned version)
+{
+	memset(q, 0, sizeof(*q));
+	q->version = (uint16_t)version;
+	q->test = 4;
+	q->qps = 1;
+	q->size = 2;
+	q->tx_depth = 1;
+	q->iters = 1000;
+	fill_ep(&q->ep, 0);
+	memset(q->mac, 0x5a, sizeof(q->mac));
+}
+
+/* Decode @body (a REQUEST payload) under version 2. */
+static int dec_req2(const uint8_t *body, size_t len)
+{
+	struct ctrl_request d;
+
+	return ctrl_request_decode(body, len, 2, &d);
+}
+
+static void test_request_v2(void **state)
+{
+	struct ctrl_request q, d;
+	struct ctrl_hdr h;
+	uint8_t p[CTRL_MAX_PAYLOAD];
+	int len, len1;
+	size_t pre;
+
+	/* v1: no device or port on the wire, header version 1. */
+	fill_request(&q, 1);
+	len1 = ctrl_request_encode(&q, buf, sizeof(buf));
+	assert_int_equal(ctrl_hdr_decode(buf, CTRL_HDR_LEN, &h), 0);
+	assert_int_equal(h.version, 1);
+	dec_version = 1;
+	check_lengths(len1, dec_request, &d);
+	assert_int_equal(d.version, 1);
+	assert_string_equal(d.device, "");
+	/* ... and a v1 payload is no v2 one. */
+	assert_int_equal(dec_req2(buf + 12, (size_t)len1 - 12), -EBADMSG);
+
+	/* v2 carries them; every length but the exact one is refused. */
+	fill_request(&q, 2);
+	ctrl_strlcpy(q.device, "mlx5_0", sizeof(q.device));
+	q.ib_port = 2;
+	len = ctrl_request_encode(&q, buf, sizeof(buf));
+	assert_int_equal(len, len1 + 2 + 6 + 1);
+	assert_int_equal(ctrl_hdr_decode(buf, CTRL_HDR_LEN, &h), 0);
+	assert_int_equal(h.version, 2);
+	dec_version = 2;
+	check_lengths(len, dec_request, &d);
+	assert_string_equal(d.device, "mlx5_0");
+	assert_int_equal(d.ib_port, 2);
+	assert_int_equal(d.version, 2);
+	assert_memory_equal(d.mac, q.mac, CTRL_MAC_LEN);
+	dec_version = 1;
+	assert_int_equal(dec_request(buf + 12, (size_t)len - 12, &d), -EBADMSG);
+	dec_version = CTRL_VERSION;
+	/* No version 0 or 3. */
+	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 3, &d),
+			 -EBADMSG);
+	q.version = 3;
+	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
+
+	/* Port 255, a '/' or a space in the name: refused both ways. */
+	fill_request(&q, 2);
+	q.ib_port = 255;
+	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
+	q.ib_port = 1;
+	ctrl_strlcpy(q.device, "../x", sizeof(q.device));
+	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
+	memset(q.device, 'a', sizeof(q.device)); /* 64 bytes, no NUL */
+	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
+	fill_request(&q, 2);
+	ctrl_strlcpy(q.device, "abc", sizeof(q.device));
+	len = ctrl_request_encode(&q, buf, sizeof(buf));
+	pre = (size_t)len - 12 - CTRL_MAC_LEN - 1 - 2 - 3;
+	memcpy(p, buf + 12, (size_t)len - 12);
+	p[pre + 2 + 1] = '/';
+	assert_int_equal(dec_req2(p, (size_t)len - 12), -EBADMSG);
+	p[pre + 2 + 1] = 'b';
+	p[pre + 2 + 3] = 255; /* the port */
+	assert_int_equal(dec_req2(p, (size_t)len - 12), -EBADMSG);
+	p[pre + 2 + 3] = 254;
+	assert_int_equal(dec_req2(p, (size_t)len - 12), 0);
+	/* Names of 63 bytes pass, of 64 do not. */
+	for (size_t n = 63; n <= 64; n++) {
+		size_t off = pre;
+
+		memcpy(p, buf + 12, pre);
+		p[off++] = 0;
+		p[off++] = (uint8_t)n;
+		memset(p + off, 'd', n);
+		off += n;
+		p[off++] = 1;
+		memset(p + off, 0x5a, CTRL_MAC_LEN);
+		off += CTRL_MAC_LEN;
+		assert_int_equal(dec_req2(p, off), n == 63 ? 0 : -EBADMSG);
+	}
+}
+
+static void test_result_v2(void **state)
+{
+	struct ctrl_result m = {.version = 2, .bytes = 42}, md;
+	struct ctrl_hdr h;
+	int len, len1;
+
+	m.ctr = (struct ctrl_counters){.has = CTRL_CTR_ALL,
+				       .xmit_bytes = 1,
+				       .rcv_bytes = 2,
+				       .xmit_pkts = 3,
+				       .rcv_pkts = 4,
+				       .xmit_wait = 5,
+				       .cnp = 1ull << 63};
+	len = ctrl_result_encode(CTRL_RESULT, &m, buf, sizeof(buf));
+	dec_version = 2;
+	check_lengths(len, dec_result, &md);
+	assert_int_equal(md.version, 2);
+	assert_int_equal(md.bytes, 42);
+	assert_memory_equal(&md.ctr.has, &m.ctr.has, 1);
+	assert_int_equal(md.ctr.rcv_pkts, 4);
+	assert_int_equal(md.ctr.cnp, 1ull << 63);
+	/* v1 has no counters: 49 bytes shorter, header version 1. */
+	m.version = 1;
+	len1 = ctrl_result_encode(CTRL_DONE, &m, buf, sizeof(buf));
+	assert_int_equal(len1, len - 49);
+	assert_int_equal(ctrl_hdr_decode(buf, CTRL_HDR_LEN, &h), 0);
+	assert_int_equal(h.version, 1);
+	assert_int_equal(h.type, CTRL_DONE);
+	dec_version = 1;
+	check_lengths(len1, dec_result, &md);
+	assert_int_equal(md.ctr.has, 0);
+	assert_int_equal(md.ctr.xmit_bytes, 0);
+	/* Unknown presence bits, and a value whose bit is clear. */
+	m.version = 2;
+	m.ctr.has = 0x10;
+	assert_int_equal(ctrl_result_encode(CTRL_RESULT, &m, buf, sizeof(buf)),
+			 -EINVAL);
+	m.ctr.has = CTRL_CTR_ALL;
+	len = ctrl_result_encode(CTRL_RESULT, &m, buf, sizeof(buf));
+	buf[len - 49] = 0x1f;
+	assert_int_equal(ctrl_result_decode(buf + 12, (size_t)len - 12, 2, &md),
+			 -EBADMSG);
+	buf[len - 49] = CTRL_CTR_ALL & ~CTRL_CTR_WAIT; /* xmit_wait is 5 */
+	assert_int_equal(ctrl_result_decode(buf + 12, (size_t)len - 12, 2, &md),
+			 -EBADMSG);
+	m.ctr.xmit_wait = 0;
+	m.ctr.has = CTRL_CTR_ALL & ~CTRL_CTR_WAIT;
+	len = ctrl_result_encode(CTRL_RESULT, &m, buf, sizeof(buf));
+	assert_int_equal(ctrl_result_decode(buf + 12, (size_t)len - 12, 2, &md),
+			 0);
+	assert_int_equal(md.ctr.has, CTRL_CTR_ALL & ~CTRL_CTR_WAIT);
+	assert_int_equal(ctrl_result_decode(buf + 12, (size_t)len - 12, 0, &md),
+			 -EBADMSG);
+	dec_version = CTRL_VERSION;
 }
 
 static void test_accept_connect(void **state)
@@ -293,6 +466,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_request_v2),
+		cmocka_unit_test(test_result_v2),
 		cmocka_unit_test(test_accept_connect),
 		cmocka_unit_test(test_refuse_result),
 		cmocka_unit_test(test_hello_challenge),

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer harness for the control-channel codec: the first byte picks a
- * message type, the rest is a payload. Whatever decodes must re-encode
- * and decode to the same bytes; nothing may read out of bounds.
+ * message type (byte % 5) and, for REQUEST and RESULT, the protocol
+ * version (1 + byte / 5 % 2); the rest is a payload. Whatever decodes
+ * must re-encode to the same bytes; nothing may read out of bounds.
+ * Seeds, one valid message of each kind and version: corpus/.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,13 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ctrl_hdr h;
 	const uint8_t *p = data + 1;
 	size_t n = size ? size - 1 : 0;
+	unsigned v;
 
 	if (!size || n > CTRL_MAX_PAYLOAD)
 		return 0;
+	v = 1 + (unsigned)(data[0] / 5) % 2;
 	(void)ctrl_hdr_decode(p, n, &h);
 	switch (data[0] % 5) {
 	case 0:
-		if (!ctrl_request_decode(p, n, &q))
+		if (!ctrl_request_decode(p, n, v, &q))
 			same(ctrl_request_encode(&q, out, sizeof(out)), p, n);
 		break;
 	case 1:
@@ -54,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			same(ctrl_refuse_encode(&r, out, sizeof(out)), p, n);
 		break;
 	default:
-		if (!ctrl_result_decode(p, n, &m))
+		if (!ctrl_result_decode(p, n, v, &m))
 			same(ctrl_result_encode(CTRL_RESULT, &m, out,
 						sizeof(out)),
 			     p, n);
