@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pmetrics.h"
 
 volatile sig_atomic_t daemon_stop;
 static volatile sig_atomic_t daemon_hup;
@@ -206,9 +207,11 @@ static void daemon_reload(struct daemon *d)
 	}
 	if (strcmp(old->spool_dir, n->spool_dir) ||
 	    old->responder_port != n->responder_port ||
-	    strcmp(old->control_socket, n->control_socket))
-		log_warn("SIGHUP: spool_dir, responder_port and control_socket "
-			 "take effect at the next start");
+	    strcmp(old->control_socket, n->control_socket) ||
+	    strcmp(old->metrics_listen ? old->metrics_listen : "",
+		   n->metrics_listen ? n->metrics_listen : ""))
+		log_warn("SIGHUP: spool_dir, responder_port, control_socket "
+			 "and metrics_listen take effect at the next start");
 	psched_configure(&d->sched, n->duty_cycle, n->duty_window);
 	daemon_net_teardown(d);
 	if (daemon_net_setup(d))
@@ -366,9 +369,26 @@ static void daemon_teardown(struct daemon *d)
 	free(d->s);
 }
 
+/*
+ * One /metrics scrape: a fresh sysfs read (not d->latest, which the event
+ * loop replaces and pushes without a lock, and which is up to
+ * counters_interval old), under the lock that guards the settings.
+ */
+static int daemon_metrics_build(void *arg, struct report **out)
+{
+	struct daemon *d = arg;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = probe_report_build(d->s, out);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
 int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
+	struct pmetrics_server *metrics = NULL;
 	int ret;
 
 	d->s = d ? malloc(sizeof(*d->s)) : NULL;
@@ -386,6 +406,9 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 	daemon_hup = 0;
 	daemon_signals();
 	ret = daemon_start(d);
+	if (!ret && d->s->metrics_listen && *d->s->metrics_listen)
+		ret = pmetrics_server_new(d->s->metrics_listen,
+					  daemon_metrics_build, d, &metrics);
 	if (!ret) {
 		log_info(
 			"daemon started: host %s, responder port %u, collector "
@@ -395,6 +418,7 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 		daemon_loop(d);
 		log_info("stopping");
 	}
+	pmetrics_server_free(metrics);
 	daemon_teardown(d);
 	free(d);
 	return ret;

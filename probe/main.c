@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "pmetrics.h"
 #include "probe.h"
 #include "push.h"
 #include "report.h"
@@ -273,6 +275,71 @@ static int cmd_report(struct cli *c, int argc, char **argv)
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+#define METRICS_USAGE                                                          \
+	"metrics [--sysfs ROOT] [--config FILE] [--host NAME] "                \
+	"[--openmetrics]"
+
+static double cli_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The daemon's /metrics body, once, to stdout (a textfile collector). */
+static int cmd_metrics(struct cli *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"sysfs", required_argument, NULL, 'r'},
+		{"sysfs-root", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'c'},
+		{"host", required_argument, NULL, 'H'},
+		{"log-level", required_argument, NULL, 'l'},
+		{"openmetrics", no_argument, NULL, 'o'},
+		{0},
+	};
+	enum expo_format format = EXPO_TEXT;
+	struct report *r = NULL;
+	struct buf out;
+	double t0;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		if (opt == 'c')
+			c->config = optarg;
+		else if (opt == 'r')
+			cli_override(c, "sysfs_root", optarg);
+		else if (opt == 'H')
+			cli_override(c, "host", optarg);
+		else if (opt == 'l')
+			cli_override(c, "log_level", optarg);
+		else if (opt == 'o')
+			format = EXPO_OPENMETRICS;
+		else
+			return cli_bad_flag(c, argv, METRICS_USAGE);
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s metrics: unexpected argument '%s'\n",
+			c->prog, argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (cli_settings(c))
+		return EXIT_USAGE;
+	t0 = cli_mono();
+	ret = probe_report_build(&c->s, &r);
+	buf_init(&out, PMETRICS_MAX_BODY);
+	if (!ret)
+		ret = pmetrics_render(r, cli_mono() - t0, format, &out, NULL);
+	if (!ret && fwrite(out.data, 1, out.len, stdout) != out.len)
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "%s metrics: %s\n", c->prog, strerror(-ret));
+	buf_free(&out);
+	report_free(r);
+	return ret || fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static int cmd_print_config(struct cli *c, int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "--config"))
@@ -426,6 +493,7 @@ static const struct cmd commands[] = {
 	{"run", cmd_run, VERBS_RUN_USAGE},
 	{"serve", cmd_serve, VERBS_SERVE_USAGE},
 	{"daemon", cmd_daemon, DAEMON_USAGE},
+	{"metrics", cmd_metrics, METRICS_USAGE},
 	{"pause", cmd_ctl, "pause [--config FILE] [--socket PATH]"},
 	{"resume", cmd_ctl, "resume [--config FILE] [--socket PATH]"},
 	{"status", cmd_ctl, "status [--config FILE] [--socket PATH]"},

@@ -93,6 +93,7 @@ struct probe_settings {
 	char *selftest_profile;
 	char *peer_profiles;   /* comma-separated; NULL: every profile */
 	double busy_tolerance; /* share of extra bytes still "not busy" */
+	char *metrics_listen;  /* ADDR:PORT of /metrics; NULL or "": off */
 
 	struct probe_label labels[PROBE_MAX_LABELS];
 	size_t n_labels;

@@ -117,6 +117,8 @@ const struct conf_opt probe_conf_opts[] = {
 	     "profiles run against static peers, comma-separated; unset: all"),
 	DOPT(busy_tolerance, CONF_DOUBLE, "0.1", 0, 100,
 	     "extra port bytes, as a share of the test's, before busy"),
+	DOPT(metrics_listen, CONF_STR, NULL, 0, 0,
+	     "ADDR:PORT serving this host's /metrics; unset: not served"),
 	{0},
 };
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmetrics.h"
 #include "sysval.h"
 
 /* Built-in profiles, used when probe.ini defines none. */
@@ -338,6 +339,14 @@ int probe_settings_finish(struct probe_settings *s, char *err, size_t errlen)
 			 "selftest_profile: no [profile %s] defined",
 			 s->selftest_profile ? s->selftest_profile : "");
 		return -EINVAL;
+	}
+	if (s->metrics_listen && *s->metrics_listen) {
+		char addr[64];
+		unsigned port;
+
+		if (pmetrics_listen_parse(s->metrics_listen, addr,
+					  sizeof(addr), &port, err, errlen))
+			return -EINVAL;
 	}
 	return check_profile_list(s, s->peer_profiles, err, errlen);
 }

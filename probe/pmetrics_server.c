@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The probe's /metrics over HTTP (pmetrics.h): libmicrohttpd with its own
+ * single polling thread, bounded connections and an idle timeout. Each
+ * scrape builds a fresh report through the caller's callback, renders it
+ * in the format the Accept header prefers and gzips it when the client
+ * accepts gzip; content negotiation and gzip are the exporter's
+ * (exporter/negotiate.h, exporter/pgzip.h with one thread), compiled in.
+ */
+#include "pmetrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "log.h"
+#include "negotiate.h"
+#include "pgzip.h"
+
+struct pmetrics_server {
+	struct MHD_Daemon *mhd;
+	pmetrics_build_fn build;
+	void *arg;
+	unsigned port;
+};
+
+static double pms_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Queue @len bytes at @body (malloc'd; taken over) with @status. */
+static enum MHD_Result pms_send(struct MHD_Connection *c, unsigned status,
+				const char *type, char *body, size_t len,
+				int gzip)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (gzip)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					"gzip");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Accept-Encoding");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result pms_text(struct MHD_Connection *c, unsigned status,
+				const char *msg)
+{
+	size_t len = strlen(msg);
+	char *body = malloc(len + 2);
+
+	if (!body)
+		return MHD_NO;
+	memcpy(body, msg, len);
+	body[len] = '\n';
+	body[len + 1] = '\0';
+	return pms_send(c, status, "text/plain; charset=utf-8", body, len + 1,
+			0);
+}
+
+static const char *pms_header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* Read sysfs, render, compress if asked: the body in *@body. */
+static int pms_body(struct pmetrics_server *s, enum expo_format format,
+		    int gzip, char **body, size_t *len)
+{
+	struct report *r = NULL;
+	double t0 = pms_mono();
+	struct buf out;
+	char *text;
+	int ret;
+
+	ret = s->build(s->arg, &r);
+	if (ret)
+		return ret;
+	buf_init(&out, PMETRICS_MAX_BODY);
+	ret = pmetrics_render(r, pms_mono() - t0, format, &out, NULL);
+	report_free(r);
+	if (ret) {
+		buf_free(&out);
+		return ret;
+	}
+	text = buf_steal(&out, len);
+	if (!text)
+		return -ENOMEM;
+	if (!gzip) {
+		*body = text;
+		return 0;
+	}
+	ret = pgzip_compress(text, *len, 1, 1, body, len);
+	free(text);
+	return ret;
+}
+
+static enum MHD_Result pms_metrics(struct pmetrics_server *s,
+				   struct MHD_Connection *c)
+{
+	enum expo_format format =
+		negotiate_format(pms_header(c, MHD_HTTP_HEADER_ACCEPT));
+	int gzip = negotiate_gzip(
+		pms_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	char *body;
+	size_t len;
+	int ret;
+
+	ret = pms_body(s, format, gzip, &body, &len);
+	if (ret) {
+		log_once("pmetrics-scrape", 600, LOG_LVL_ERR,
+			 "/metrics: %s", strerror(-ret));
+		return pms_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				"reading the counters failed");
+	}
+	return pms_send(c, MHD_HTTP_OK, expo_content_type(format), body, len,
+			gzip);
+}
+
+static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct pmetrics_server *s = cls;
+
+	(void)version;
+	(void)upload_data;
+	/* Answer once the whole request is in, so keep-alive works. */
+	if (!*con_cls) {
+		*con_cls = s;
+		return MHD_YES;
+	}
+	if (*upload_data_size) { /* GET has no body; drop any */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return pms_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				"method not allowed: use GET");
+	if (!strcmp(url, "/metrics"))
+		return pms_metrics(s, c);
+	return pms_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
+}
+
+static void __attribute__((format(printf, 2, 0)))
+pms_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	log_warn("metrics http: %s", line);
+}
+
+/* @addr ("" every address) and @port as a socket address. */
+static void pms_sockaddr(const char *addr, unsigned port,
+			 struct sockaddr_storage *ss, int *v6)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	*v6 = inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1;
+	if (*v6) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		return;
+	}
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons((uint16_t)port);
+	if (!*addr || inet_pton(AF_INET, addr, &a4->sin_addr) != 1)
+		a4->sin_addr.s_addr = htonl(INADDR_ANY);
+}
+
+int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
+			void *arg, struct pmetrics_server **out)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+			 MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct pmetrics_server *s;
+	char addr[64], err[256];
+	unsigned port;
+	int v6;
+
+	*out = NULL;
+	if (pmetrics_listen_parse(listen, addr, sizeof(addr), &port, err,
+				  sizeof(err))) {
+		log_err("%s", err);
+		return -EINVAL;
+	}
+	pms_sockaddr(addr, port, &ss, &v6);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->build = build;
+	s->arg = arg;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	s->mhd = MHD_start_daemon(
+		flags, 0, NULL, NULL, pms_handle, s, MHD_OPTION_EXTERNAL_LOGGER,
+		pms_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PMETRICS_TIMEOUT,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)PMETRICS_MAX_CONNECTIONS,
+		MHD_OPTION_END);
+	if (!s->mhd) {
+		log_err("metrics_listen %s: cannot listen: %s", listen,
+			strerror(errno));
+		free(s);
+		return -EADDRINUSE;
+	}
+	info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : port;
+	log_info("serving /metrics on %s%s%s:%u", v6 ? "[" : "",
+		 *addr ? addr : "*", v6 ? "]" : "", s->port);
+	*out = s;
+	return 0;
+}
+
+unsigned pmetrics_server_port(const struct pmetrics_server *s)
+{
+	return s->port;
+}
+
+void pmetrics_server_free(struct pmetrics_server *s)
+{
+	if (!s)
+		return;
+	if (s->mhd)
+		MHD_stop_daemon(s->mhd);
+	free(s);
+}
