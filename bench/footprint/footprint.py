@@ -45,6 +45,20 @@ def proc_mem(pid):
     return out
 
 
+def proc_maps(pid, top=8):
+    """Resident kB per mapped file (and [heap], [stack], anonymous), the
+    largest @top: where RSS goes."""
+    per, name = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            cols = line.split()
+            if "-" in cols[0] and len(cols) >= 5 and ":" in cols[3]:
+                name = os.path.basename(cols[5]) if len(cols) > 5 else "anon"
+            elif cols[0] == "Rss:":
+                per[name] = per.get(name, 0) + int(cols[1])
+    return sorted(per.items(), key=lambda kv: -kv[1])[:top]
+
+
 def start_collector(tmp, collector, schema):
     cfg = os.path.join(tmp, "collector.ini")
     port_file = os.path.join(tmp, "cport")
@@ -88,14 +102,27 @@ def measure(probe, tree, tmp, port, interval, window):
         time.sleep(window)
         c1, t1 = proc_cpu(p.pid), time.monotonic()
         mem = proc_mem(p.pid)
+        mem["maps"] = proc_maps(p.pid)
     finally:
         p.terminate()
         p.wait(60)
     return (c1 - c0) / (t1 - t0), mem
 
 
+def measure_anchor(anchor, window):
+    """The same reading of a process that only initialises libcurl."""
+    p = subprocess.Popen([anchor])
+    try:
+        time.sleep(min(window, 5))
+        return proc_mem(p.pid) | {"maps": proc_maps(p.pid)}
+    finally:
+        p.terminate()
+        p.wait(60)
+
+
 def main():
     probe, collector, schema, tree = sys.argv[1:5]
+    anchor = os.environ.get("FOOTPRINT_ANCHOR", "")
     window = float(sys.argv[5]) if len(sys.argv) > 5 else 120
     intervals = [int(a) for a in sys.argv[6:]] or [10, 1]
     with open("/proc/loadavg") as f:
@@ -120,6 +147,18 @@ def main():
                  mem["Pss"] / 1024,
                  (mem["Private_Dirty"] + mem["Private_Clean"]) / 1024,
                  mem["Threads"]))
+    if anchor:
+        mem = measure_anchor(anchor, window)
+        print("| anchor: libcurl initialised, nothing else | - | %.1f MB "
+              "| %.1f MB | %.1f MB | %.1f MB | %d |"
+              % (mem["VmRSS"] / 1024, mem["VmHWM"] / 1024,
+                 mem["Pss"] / 1024,
+                 (mem["Private_Dirty"] + mem["Private_Clean"]) / 1024,
+                 mem["Threads"]))
+    print()
+    print("Largest resident mappings (counters every %d s):" % rows[0][0])
+    for name, kb in rows[0][2]["maps"]:
+        print("    %-28s %6.2f MB" % (name, kb / 1024))
 
 
 if __name__ == "__main__":

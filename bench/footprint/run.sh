@@ -11,5 +11,6 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 probe=$build/probe/ibpulse-probe
 collector=$build/collector/ibpulse-collector
 [ -x "$probe" ] && [ -x "$collector" ] || { echo "build $build first (ninja -C $build)"; exit 1; }
-exec python3 "$top/bench/footprint/footprint.py" "$probe" "$collector" \
+FOOTPRINT_ANCHOR=$build/bench/footprint/footprint-anchor \
+	exec python3 "$top/bench/footprint/footprint.py" "$probe" "$collector" \
 	"$top/schema" "$top/tests/fixtures/sysfs-mlx5" "$@"

@@ -8,7 +8,7 @@
 # iteration-mode run, for both tools alike. Iteration mode throughout:
 # perftest's duration mode counted no iterations at all in some runs on
 # this loaded, emulated machine.
-#   compare.py PROBE [ROUNDS]
+#   compare.py PROBE [ROUNDS] [CASE-SUBSTRING]
 import json
 import os
 import socket
@@ -136,23 +136,39 @@ def ibpulse(probe, test, flags, metric):
     return cpu / (p["size_bytes"] * p["iterations"] * p["qps"] / 1e9)
 
 
+def paired_ratio(pt, ib):
+    """Median of the per-round ratios: each round's two runs share the
+    machine's load of the moment, so their ratio cancels most of it."""
+    r = [b / a for a, b in zip(pt, ib) if a > 0 and b > 0]
+    return statistics.median(r) if r else float("nan")
+
+
 def main():
     probe = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    print("%-28s %10s %10s %7s   per round (perftest/ibpulse)" %
-          ("case", "perftest", "ibpulse", "ratio"))
+    only = sys.argv[3] if len(sys.argv) > 3 else ""
+    print("%-28s %10s %10s %7s %7s   per round (perftest/ibpulse)" %
+          ("case", "perftest", "ibpulse", "ratio", "paired"))
     for name, binary, test, flags, metric in CASES:
+        if only and only not in name:
+            continue
         pt, ib = [], []
-        for _ in range(rounds):
-            pt.append(perftest(binary, flags, metric))
-            ib.append(ibpulse(probe, test, flags, metric))
+        for k in range(rounds):
+            # Alternate which tool goes first: no order advantage.
+            if k % 2:
+                ib.append(ibpulse(probe, test, flags, metric))
+                pt.append(perftest(binary, flags, metric))
+            else:
+                pt.append(perftest(binary, flags, metric))
+                ib.append(ibpulse(probe, test, flags, metric))
         # A zero is a failed sample (perftest's duration mode sometimes
         # counts no iterations under load): left out of the median.
         a = statistics.median([x for x in pt if x > 0] or [0])
         b = statistics.median([x for x in ib if x > 0] or [0])
         per = " ".join("%.3g/%.3g" % x for x in zip(pt, ib))
-        print("%-28s %10.3f %10.3f %7.2f   %s" % (name, a, b,
-              b / a if a else float("nan"), per), flush=True)
+        print("%-28s %10.3f %10.3f %7.2f %7.2f   %s" % (
+              name, a, b, b / a if a else float("nan"),
+              paired_ratio(pt, ib), per), flush=True)
 
 
 main()
