@@ -70,9 +70,10 @@ const struct conf_opt probe_conf_opts[] = {
 	DOPT(responder_address, CONF_STR, NULL, 0, 0,
 	     "address peers reach the responder at; unset: the host name"),
 	DOPT(responder_device, CONF_STR, NULL, 0, 0,
-	     "RDMA device the responder serves; unset: the first one"),
+	     "device the responder serves when a peer names none; "
+	     "unset: the first one"),
 	DOPT(responder_ib_port, CONF_INT, "1", 1, 255,
-	     "port of responder_device the responder serves"),
+	     "port the responder serves when a peer names none"),
 	DOPT(responder_max_size, CONF_INT, "8388608", 1, 1073741824,
 	     "largest message a peer may ask of the responder, bytes"),
 	DOPT(responder_max_qps, CONF_INT, "16", 1, 64,
