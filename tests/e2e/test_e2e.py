@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "exporter"))
 import harness as H  # noqa: E402
@@ -147,14 +146,9 @@ def moved_tree(fixtures, tmp):
 
 def main():
     probe, collector, exporter, schema_dir, fixtures, promtool, prometheus = sys.argv[1:8]
-    for tool in (promtool, prometheus):
-        if not shutil.which(tool):
-            print("SKIP: %s not found (Debian: apt-get install prometheus)" % tool)
-            return H.SKIP
-    tmp = tempfile.mkdtemp(prefix="ibpulse-e2e-")
-    procs = H.Procs(tmp)
-    ok = False
-    try:
+    if H.missing(promtool, prometheus):
+        return H.SKIP
+    with H.session("ibpulse-e2e-") as (procs, tmp):
         db = os.path.join(tmp, "ibpulse.db")
         col, url = start_collector(procs, collector, tmp, db, schema_dir)
         pf = os.path.join(tmp, "exporter.port")
@@ -188,12 +182,6 @@ def main():
                           '{host="node01",device="mlx5_0",port="1"}', want)
         procs.stop_clean(exp)
         procs.check_alive(col)
-        ok = True
-    finally:
-        if not ok:
-            procs.dump_logs()
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
     print("e2e: probe -> collector -> exporter -> Prometheus: all checks passed")
     return 0
 

@@ -18,10 +18,8 @@ usage: test_e2e_tests.py PROBE COLLECTOR EXPORTER SCHEMA_DIR FIXTURES_DIR PROMTO
 import http.client
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 
@@ -162,13 +160,9 @@ def wait_node03_silent(base, probe, cport, tmp, fixtures):
 
 def main():
     probe, collector, exporter, schema_dir, fixtures, promtool = sys.argv[1:7]
-    if not shutil.which(promtool):
-        print("SKIP: %s not found (Debian: apt-get install prometheus)" % promtool)
+    if H.missing(promtool):
         return H.SKIP
-    tmp = tempfile.mkdtemp(prefix="ibpulse-e2e-tests-")
-    procs = H.Procs(tmp)
-    ok = False
-    try:
+    with H.session("ibpulse-e2e-tests-") as (procs, tmp):
         db = os.path.join(tmp, "ibpulse.db")
         col, cport = start_collector(procs, collector, tmp, db, schema_dir)
         exp, base = start_exporter(procs, exporter, tmp, db)
@@ -204,12 +198,6 @@ def main():
                 "a paused host's port is not planned")
         procs.stop_clean(exp)
         procs.check_alive(col)
-        ok = True
-    finally:
-        if not ok:
-            procs.dump_logs()
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
     print("e2e: test results, collector -> exporter: all checks passed")
     return 0
 

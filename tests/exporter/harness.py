@@ -5,12 +5,15 @@ Daemons are started on ephemeral loopback ports with their output in a
 temporary directory, waited for by polling (never by sleeping a fixed
 time), and always ended, by their own process ids, when the test leaves.
 """
+import contextlib
 import gzip
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -106,6 +109,33 @@ class Procs:
     def dump_logs(self):
         for p in self.procs:
             sys.stderr.write("---- %s log ----\n%s\n" % (p.name, self.log(p)[-4000:]))
+
+
+@contextlib.contextmanager
+def session(prefix):
+    """A temporary folder and the processes a test starts in it, as
+    (procs, tmp). On the way out every process is stopped and the folder
+    removed; when the test failed, the processes' logs are printed first."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    procs = Procs(tmp)
+    try:
+        yield procs, tmp
+    except BaseException:
+        procs.dump_logs()
+        raise
+    finally:
+        procs.stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def missing(*tools):
+    """The first of @tools not on PATH (after printing a SKIP line), or
+    None when all are there."""
+    for tool in tools:
+        if not shutil.which(tool):
+            print("SKIP: %s not found (Debian: apt-get install prometheus)" % tool)
+            return tool
+    return None
 
 
 def read_port_file(path, proc, procs):

@@ -18,10 +18,8 @@ usage: test_integration.py EXPORTER SCHEMA_DIR PROMTOOL PROMETHEUS
 """
 import os
 import re
-import shutil
 import sqlite3
 import sys
-import tempfile
 import threading
 import time
 
@@ -325,14 +323,9 @@ def check_prometheus(procs, prometheus, tmp, port, schema_dir):
 
 def main():
     exporter, schema_dir, promtool, prometheus = sys.argv[1:5]
-    for tool in (promtool, prometheus):
-        if not shutil.which(tool):
-            print("SKIP: %s not found (Debian: apt-get install prometheus)" % tool)
-            return H.SKIP
-    tmp = tempfile.mkdtemp(prefix="ibpulse-exporter-it-")
-    procs = H.Procs(tmp)
-    ok = False
-    try:
+    if H.missing(promtool, prometheus):
+        return H.SKIP
+    with H.session("ibpulse-exporter-it-") as (procs, tmp):
         db_path = os.path.join(tmp, "ibpulse.db")
         build_db(db_path, schema_dir).close()
         pf = os.path.join(tmp, "port")
@@ -351,12 +344,6 @@ def main():
         check_concurrent_writer(base, db_path)
         procs.check_alive(p)
         procs.stop_clean(p)
-        ok = True
-    finally:
-        if not ok:
-            procs.dump_logs()
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
     print("exporter integration: all checks passed")
     return 0
 
