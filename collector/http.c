@@ -11,16 +11,15 @@
 #include "http.h"
 #include "auth.h"
 #include "buf.h"
+#include "httpd.h"
 #include "log.h"
 #include "report.h"
 #include "tdec.h"
 #include "writer.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <microhttpd.h>
-#include <netdb.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -560,63 +559,8 @@ static void http_completed(void *cls, struct MHD_Connection *conn,
 
 /* ---- the daemon ---- */
 
-static void __attribute__((format(printf, 2, 0)))
-http_mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t len;
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	len = strlen(line);
-	while (len && line[len - 1] == '\n')
-		line[--len] = '\0';
-	log_once(line, 60, LOG_LVL_WARN, "http: %s", line);
-}
-
-/* Resolve the numeric listen address into @ss; sets *@v6. */
-static int http_address(const struct http_opts *o, struct sockaddr_storage *ss,
-			socklen_t *len, int *v6)
-{
-	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
-				 .ai_socktype = SOCK_STREAM};
-	struct addrinfo *ai;
-	int rc = getaddrinfo(o->listen, NULL, &hints, &ai);
-
-	if (rc) {
-		log_err("http: listen address '%s' is not a numeric "
-			"IPv4 or IPv6 address: %s",
-			o->listen, gai_strerror(rc));
-		return -EINVAL;
-	}
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	*v6 = ai->ai_family == AF_INET6;
-	freeaddrinfo(ai);
-	if (*v6)
-		((struct sockaddr_in6 *)ss)->sin6_port =
-			htons((uint16_t)o->port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)o->port);
-	return 0;
-}
-
-static unsigned http_flags(const struct http_opts *o, int v6)
-{
-	unsigned flags =
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME;
-
-	flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
-			 ? MHD_USE_EPOLL
-			 : MHD_USE_POLL;
-	if (v6)
-		flags |= MHD_USE_IPv6;
-	if (o->tls_cert_pem)
-		flags |= MHD_USE_TLS;
-	return flags;
-}
-
 static struct MHD_Daemon *http_start(struct http *h, const struct sockaddr *sa,
-				     int v6)
+				     bool v6)
 {
 	const struct http_opts *o = &h->opts;
 	/* Options that only apply in some setups go at the end, so the list
@@ -646,20 +590,20 @@ static struct MHD_Daemon *http_start(struct http *h, const struct sockaddr *sa,
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT,
 						    0, (void *)o->tls_cert_pem};
 	}
-	return MHD_start_daemon(http_flags(o, v6) | MHD_USE_ERROR_LOG, 0, NULL,
-				NULL, http_handler, h,
+	return MHD_start_daemon(httpd_flags(v6, o->tls_cert_pem) |
+					MHD_ALLOW_SUSPEND_RESUME,
+				0, NULL, NULL, http_handler, h,
 				/* first, so MHD logs nothing on its own */
-				MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
+				MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 {
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
 	struct http *h;
-	socklen_t len;
-	int v6, ret;
+	bool v6;
+	int ret;
 
 	if (o->tls_cert_pem &&
 	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
@@ -667,7 +611,7 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 			"libmicrohttpd has no TLS support");
 		return -ENOTSUP;
 	}
-	ret = http_address(o, &ss, &len, &v6);
+	ret = httpd_addr("http", o->listen, o->port, &ss, &v6);
 	if (ret)
 		return ret;
 	h = calloc(1, sizeof(*h));
@@ -684,8 +628,7 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 		free(h);
 		return -EADDRINUSE;
 	}
-	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = info ? info->port : o->port;
+	h->port = httpd_port(h->daemon, o->port);
 	log_info("http: listening on %s port %u (%s, %u threads)", o->listen,
 		 h->port, o->tls_cert_pem ? "https" : "http", o->threads);
 	*out = h;

@@ -6,16 +6,15 @@
  * body is complete in memory before it is queued.
  */
 #include "server.h"
+#include "httpd.h"
 #include "log.h"
 #include "negotiate.h"
 #include "pgzip.h"
 #include "scrape.h"
 #include "shard.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,66 +184,22 @@ static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 	return server_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
-static void __attribute__((format(printf, 2, 0)))
-server_mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t n;
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && line[n - 1] == '\n')
-		line[--n] = '\0';
-	log_warn("http: %s", line);
-}
-
-/* @listen as a socket address with @port; 0 or -EINVAL. */
-static int server_addr(const char *listen, unsigned port,
-		       struct sockaddr_storage *ss, int *v6)
-{
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, listen, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons((uint16_t)port);
-		*v6 = 0;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, listen, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		*v6 = 1;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 int server_new(const struct exporter_settings *cfg, struct server **out)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
-			 MHD_USE_ERROR_LOG;
-	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
 	struct server *s;
-	int v6;
+	bool v6;
 
-	if (server_addr(cfg->listen, (unsigned)cfg->port, &ss, &v6)) {
-		log_err("listen: '%s' is not a numeric IPv4 or IPv6 address",
-			cfg->listen);
+	if (httpd_addr("listen", cfg->listen, (unsigned)cfg->port, &ss, &v6))
 		return -EINVAL;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->cfg = cfg;
 	scrape_stats_init(&s->stats);
-	if (v6)
-		flags |= MHD_USE_IPv6;
 	s->mhd = MHD_start_daemon(
-		flags, 0, NULL, NULL, server_handle, s,
-		MHD_OPTION_EXTERNAL_LOGGER, server_mhd_log, NULL,
+		httpd_flags(v6, false), 0, NULL, NULL, server_handle, s,
+		MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
 		MHD_OPTION_CONNECTION_TIMEOUT,
@@ -256,8 +211,7 @@ int server_new(const struct exporter_settings *cfg, struct server **out)
 		server_free(s);
 		return -EADDRINUSE;
 	}
-	info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info ? info->port : (unsigned)cfg->port;
+	s->port = httpd_port(s->mhd, (unsigned)cfg->port);
 	*out = s;
 	return 0;
 }

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the three HTTP daemons (collector, exporter, the probe's own
+ * /metrics) share when they start libmicrohttpd: the numeric listen
+ * address as a socket address, the daemon flags, MHD's own messages as
+ * rate-limited warnings in our log, and the port actually bound (port 0
+ * asks the kernel for one).
+ */
+#ifndef IBPULSE_HTTPD_H
+#define IBPULSE_HTTPD_H
+
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+/*
+ * httpd_addr() - @listen (a numeric IPv4 or IPv6 address) and @port as a
+ * socket address in @ss; *@v6 tells which. -EINVAL, logged with @what
+ * ("collector", "metrics_listen"...), when @listen is not numeric.
+ */
+int httpd_addr(const char *what, const char *listen, unsigned port,
+	       struct sockaddr_storage *ss, bool *v6);
+
+/*
+ * httpd_flags() - an internal polling thread (epoll where MHD has it),
+ * MHD's error log routed through httpd_log(), IPv6 and TLS as asked.
+ */
+unsigned httpd_flags(bool v6, bool tls);
+
+/* For MHD_OPTION_EXTERNAL_LOGGER: each message a warning, once a minute. */
+void httpd_log(void *cls, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/* The port @d listens on, or @fallback when MHD cannot tell. */
+unsigned httpd_port(struct MHD_Daemon *d, unsigned fallback);
+
+#endif
