@@ -611,7 +611,7 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 			"libmicrohttpd has no TLS support");
 		return -ENOTSUP;
 	}
-	ret = httpd_addr("http", o->listen, o->port, &ss, &v6);
+	ret = httpd_addr("listen", o->listen, o->port, &ss, &v6);
 	if (ret)
 		return ret;
 	h = calloc(1, sizeof(*h));

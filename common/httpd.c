@@ -32,8 +32,8 @@ int httpd_addr(const char *what, const char *listen, unsigned port,
 		*v6 = true;
 		return 0;
 	}
-	log_err("%s: listen address '%s' is not a numeric IPv4 or IPv6 "
-		"address (0.0.0.0, ::, 127.0.0.1...)",
+	log_err("%s '%s': not a numeric IPv4 or IPv6 address (such as "
+		"0.0.0.0, ::, 127.0.0.1)",
 		what, listen);
 	return -EINVAL;
 }

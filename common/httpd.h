@@ -17,7 +17,8 @@
 /*
  * httpd_addr() - @listen (a numeric IPv4 or IPv6 address) and @port as a
  * socket address in @ss; *@v6 tells which. -EINVAL, logged with @what
- * ("collector", "metrics_listen"...), when @listen is not numeric.
+ * (the setting's name: "listen", "metrics_listen"), when @listen is not
+ * numeric.
  */
 int httpd_addr(const char *what, const char *listen, unsigned port,
 	       struct sockaddr_storage *ss, bool *v6);
