@@ -27,6 +27,8 @@ import threading
 import time
 import unittest
 
+import daemonlib
+
 PROBE = FIXTURES = None
 
 
@@ -85,7 +87,7 @@ class QuietServer(http.server.ThreadingHTTPServer):
         pass  # the "lost" answers reset connections on purpose
 
 
-class Daemon(unittest.TestCase):
+class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         t = self.tmp.name
@@ -149,28 +151,6 @@ class Daemon(unittest.TestCase):
         self.srv.shutdown()
         self.srv.server_close()
         self.tmp.cleanup()
-
-    def daemon_log(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def wait_for(self, cond, what, timeout=60):
-        deadline = time.monotonic() + timeout
-        while not cond():
-            if self.proc.poll() is not None:
-                self.fail("daemon exited waiting for %s:\n%s"
-                          % (what, self.daemon_log()))
-            if time.monotonic() > deadline:
-                self.fail("timed out waiting for %s:\n%s"
-                          % (what, self.daemon_log()))
-            time.sleep(0.05)
-
-    def ctl(self, cmd):
-        out = subprocess.run([PROBE, cmd, "--socket", self.sock],
-                             capture_output=True, text=True, timeout=30)
-        self.assertEqual(out.returncode, 0, out.stderr)
-        return json.loads(out.stdout)
 
     def spooled(self):
         return sorted(f[:-5] for f in os.listdir(self.spool)
@@ -319,4 +299,5 @@ class Daemon(unittest.TestCase):
 
 if __name__ == "__main__":
     PROBE, FIXTURES = sys.argv[1], sys.argv[2]
+    daemonlib.PROBE = PROBE
     unittest.main(argv=sys.argv[:1], verbosity=2)

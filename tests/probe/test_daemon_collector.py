@@ -25,17 +25,11 @@ import tempfile
 import time
 import unittest
 
+import daemonlib
+
 PROBE = COLLECTOR = SCHEMA = FIXTURES = None
 TOKENS = {"node01": "tok-node01-0123456789abcdef",
           "node02": "tok-node02-0123456789abcdef"}
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class DaemonCollector(unittest.TestCase):
@@ -43,7 +37,7 @@ class DaemonCollector(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         t = self.tmp.name
         self.db = os.path.join(t, "ibpulse.db")
-        self.port = free_port()
+        self.port = daemonlib.free_port()
         self.ccfg = os.path.join(t, "collector.ini")
         with open(self.ccfg, "w") as f:
             f.write("[collector]\nlisten = 127.0.0.1\nport = %d\ndb = %s\n"

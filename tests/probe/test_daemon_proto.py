@@ -14,67 +14,36 @@ the versions it speaks; the status counts the refusals.
 
 usage: test_daemon_proto.py PROBE FIXTURES_DIR
 """
-import json
 import os
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
+import daemonlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "verbs"))
+import ctrlwire  # noqa: E402
+from ctrlwire import CHALLENGE, HELLO, REFUSE, REQUEST, msg, refusal  # noqa
+from ctrlwire import recv_msg  # noqa: E402
+
 PROBE = FIXTURES = None
-MAGIC = 0x49425056
-HELLO, CHALLENGE, REQUEST, ACCEPT, REFUSE = 1, 2, 3, 4, 5
 
 
-def msg(mtype, payload, version):
-    return struct.pack(">IHHI", MAGIC, version, mtype, len(payload)) + payload
+def request_v(version, device="", port=0):
+    """A REQUEST with an empty MAC: the daemon has no secret here."""
+    return ctrlwire.request(version=version, device=device,
+                            port=port) + bytes(32)
 
 
-def recv_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise EOFError("connection closed after %d bytes" % len(data))
-        data += chunk
-    return data
-
-
-def recv_msg(s):
-    magic, version, mtype, length = struct.unpack(">IHHI", recv_exact(s, 12))
-    assert magic == MAGIC, magic
-    return version, mtype, recv_exact(s, length)
-
-
-def refusal(payload):
-    code, n = struct.unpack(">iH", payload[:6])
-    return code, payload[6:6 + n].decode()
-
-
-def request(version, device="", port=0):
-    """A write_lat REQUEST; v2 names the responder's device and port."""
-    ep = struct.pack(">H16sBBBHHBBBIQQH", 0, bytes(10) + b"\xff\xff" +
-                     bytes([10, 0, 2, 15]), 2, 2, 1, 0xffff, 0, 3, 0, 16,
-                     0, 0, 0, 0)
-    body = struct.pack(">HHHIIIIIBB", 4, 0, 1, 2, 1, 100, 0, 0, 0, 0) + ep
-    if version >= 2:
-        name = device.encode()
-        body += struct.pack(">H", len(name)) + name + bytes([port])
-    return body + bytes(32)  # no secret: the MAC is not checked
-
-
-class Proto(unittest.TestCase):
+class Proto(daemonlib.DaemonMixin, unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         t = self.tmp.name
         self.sock = os.path.join(t, "probe.sock")
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
+        self.port = daemonlib.free_port()
         cfg = os.path.join(t, "probe.ini")
         with open(cfg, "w") as f:
             f.write("[probe]\nhost = node01\nsysfs_root = %s\n"
@@ -102,28 +71,6 @@ class Proto(unittest.TestCase):
         self.log.close()
         self.tmp.cleanup()
 
-    def daemon_log(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def wait_for(self, cond, what, timeout=60):
-        deadline = time.monotonic() + timeout
-        while not cond():
-            if self.proc.poll() is not None:
-                self.fail("daemon exited waiting for %s:\n%s"
-                          % (what, self.daemon_log()))
-            if time.monotonic() > deadline:
-                self.fail("timed out waiting for %s:\n%s"
-                          % (what, self.daemon_log()))
-            time.sleep(0.05)
-
-    def ctl(self, cmd):
-        out = subprocess.run([PROBE, cmd, "--socket", self.sock],
-                             capture_output=True, text=True, timeout=30)
-        self.assertEqual(out.returncode, 0, out.stderr)
-        return json.loads(out.stdout)
-
     def ask(self, version, device="", port=0):
         """HELLO, CHALLENGE, REQUEST: the answer's (version, code, why)."""
         with socket.create_connection(("127.0.0.1", self.port),
@@ -133,7 +80,7 @@ class Proto(unittest.TestCase):
             v, mtype, p = recv_msg(s)
             self.assertEqual((v, mtype), (version, CHALLENGE), p)
             self.assertEqual(p[16], 0, "no secret: auth_required 0")
-            s.sendall(msg(REQUEST, request(version, device, port), version))
+            s.sendall(msg(REQUEST, request_v(version, device, port), version))
             v, mtype, p = recv_msg(s)
         self.assertEqual(mtype, REFUSE, "no device here: expected REFUSE")
         return (v,) + refusal(p)
@@ -183,4 +130,5 @@ class Proto(unittest.TestCase):
 
 if __name__ == "__main__":
     PROBE, FIXTURES = sys.argv[1], sys.argv[2]
+    daemonlib.PROBE = PROBE
     unittest.main(argv=sys.argv[:1], verbosity=2)

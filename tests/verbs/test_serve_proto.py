@@ -13,49 +13,24 @@ import hashlib
 import hmac
 import os
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-MAGIC = 0x49425056
-HELLO, CHALLENGE, REQUEST, ACCEPT, REFUSE = 1, 2, 3, 4, 5
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ctrlwire import (CHALLENGE, HELLO, REFUSE, REQUEST, msg,  # noqa: E402
+                      refusal, request)
+from ctrlwire import recv_msg as recv_msg_v  # noqa: E402
+
 SECRET = b"correct horse battery staple"
 LABEL = b"ibpulse-verbs-v1 request"
 
 
-def msg(mtype, payload, version=1):
-    return struct.pack(">IHHI", MAGIC, version, mtype, len(payload)) + payload
-
-
-def recv_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise EOFError("connection closed after %d bytes" % len(data))
-        data += chunk
-    return data
-
-
 def recv_msg(s):
-    magic, version, mtype, length = struct.unpack(">IHHI", recv_exact(s, 12))
-    assert magic == MAGIC and version == 1, (magic, version)
-    return mtype, recv_exact(s, length)
-
-
-def refusal(payload):
-    code, n = struct.unpack(">iH", payload[:6])
-    return code, payload[6:6 + n].decode()
-
-
-def request(size=65536, qps=1, iters=100):
-    ep = struct.pack(">H16sBBBHHBBBIQQH", 0, bytes(10) + b"\xff\xff" +
-                     bytes([10, 0, 2, 15]), 2, 2, 1, 0xffff, 0, 3, 0, 16,
-                     0, 0, 0, 0)
-    return struct.pack(">HHHIIIIIBB", 1, 0, qps, size, 128, iters, 0, 0, 0,
-                       0) + ep
+    version, mtype, payload = recv_msg_v(s)
+    assert version == 1, version
+    return mtype, payload
 
 
 def connect(port):
