@@ -199,7 +199,8 @@ static int resolve_mtu_rd(const struct vt_params *p, struct vdev *d, char *err,
 		}
 		d->mtu_forced = true;
 	}
-	d->max_rd_atomic = p->rd_atomic ? p->rd_atomic : 16;
+	/* perftest's default: as many as the device allows. */
+	d->max_rd_atomic = p->rd_atomic ? p->rd_atomic : max_init;
 	if (d->max_rd_atomic > max_init)
 		d->max_rd_atomic = max_init;
 	if (d->max_rd_atomic > 255)

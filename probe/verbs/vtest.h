@@ -66,7 +66,7 @@ struct vt_params {
 	int inline_size;	   /* -1: 0 for bw, 220 for latency */
 	bool bidir;
 	bool verify;	       /* check a known pattern at the receiver */
-	unsigned rd_atomic;    /* 0: min(16, device maximum) */
+	unsigned rd_atomic;    /* 0: the device maximum, as perftest */
 	double interval_s;     /* sub-interval for min/peak bandwidth: 0.1 */
 	double timeout_s;      /* each control step, and the test's slack: 10 */
 	char sysfs_root[256];  /* "/sys" */
