@@ -27,14 +27,10 @@
 	"it saturates instead of wrapping, so its rate() reads zero on "       \
 	"exactly the worst links. Reset it (perfquery -R) to count again."
 
-/* Label strings of a device and of a port (offsets into the arena). */
-struct pm_dev {
-	size_t labels, info;
-};
-
-struct pm_port {
-	const struct report_port *p;
-	size_t labels, info;
+/* The label lists of a device or a port (offsets into the arena). */
+struct pm_lab {
+	size_t labels; /* host,device[,port] */
+	size_t info;   /* what its _info family adds */
 };
 
 /* A counter sample: its family, port and the "counter" label if any. */
@@ -52,8 +48,9 @@ struct pm {
 	struct buf arena;   /* NUL-terminated label lists */
 	struct buf scratch; /* the list being built */
 	size_t host_labels, host_info;
-	struct pm_dev *devs;
-	struct pm_port *ports;
+	struct pm_lab *devs; /* one per report device */
+	const struct report_port **ports;
+	struct pm_lab *port_lab; /* one per port */
 	size_t n_ports;
 	struct pm_row *rows;
 	size_t n_rows;
@@ -128,16 +125,16 @@ static int pm_port_info(struct buf *b, const struct report_port *p)
 static int pm_add_port(struct pm *m, const struct report_port *p,
 		       size_t dev_labels)
 {
-	struct pm_port *pp = &m->ports[m->n_ports];
+	struct pm_lab *lab = &m->port_lab[m->n_ports];
 	struct buf *b = &m->scratch;
 	int ret;
 
-	pp->p = p;
+	m->ports[m->n_ports] = p;
 	ret = buf_adds(b, pm_str(m, dev_labels));
 	ret = ret ? ret : pm_label_int(b, "port", p->port, 0);
-	ret = ret ? ret : pm_keep(m, &pp->labels);
+	ret = ret ? ret : pm_keep(m, &lab->labels);
 	ret = ret ? ret : pm_port_info(b, p);
-	ret = ret ? ret : pm_keep(m, &pp->info);
+	ret = ret ? ret : pm_keep(m, &lab->info);
 	if (!ret)
 		m->n_ports++;
 	return ret;
@@ -153,8 +150,9 @@ static int pm_labels(struct pm *m)
 	for (size_t i = 0; i < r->n_devices; i++)
 		n += r->devices[i].n_ports;
 	m->ports = calloc(n + 1, sizeof(*m->ports));
+	m->port_lab = calloc(n + 1, sizeof(*m->port_lab));
 	m->devs = calloc(r->n_devices + 1, sizeof(*m->devs));
-	if (!m->ports || !m->devs)
+	if (!m->ports || !m->port_lab || !m->devs)
 		return -ENOMEM;
 	ret = expo_label(b, "host", r->host);
 	ret = ret ? ret : pm_keep(m, &m->host_labels);
@@ -162,7 +160,7 @@ static int pm_labels(struct pm *m)
 	ret = ret ? ret : pm_keep(m, &m->host_info);
 	for (size_t i = 0; !ret && i < r->n_devices; i++) {
 		const struct report_device *d = &r->devices[i];
-		struct pm_dev *pd = &m->devs[i];
+		struct pm_lab *pd = &m->devs[i];
 
 		ret = buf_adds(b, pm_str(m, m->host_labels));
 		ret = ret ? ret : expo_label(b, "device", d->name);
@@ -225,16 +223,16 @@ static int pm_rows(struct pm *m)
 	m->generic = counters_generic_table(&m->n_generic);
 	for (size_t i = 0; i < m->n_ports; i++)
 		for (int s = 0; s < CSRC_COUNT; s++)
-			n += m->ports[i].p->n_counters[s];
+			n += m->ports[i]->n_counters[s];
 	m->rows = calloc(n + 1, sizeof(*m->rows));
 	if (!m->rows)
 		return -ENOMEM;
 	for (size_t i = 0; !ret && i < m->n_ports; i++)
 		for (int s = 0; !ret && s < CSRC_COUNT; s++)
 			for (size_t k = 0;
-			     !ret && k < m->ports[i].p->n_counters[s]; k++)
+			     !ret && k < m->ports[i]->n_counters[s]; k++)
 				ret = pm_add_row(m, i, s,
-						 &m->ports[i].p->counters[s][k]);
+						 &m->ports[i]->counters[s][k]);
 	qsort(m->rows, m->n_rows, sizeof(*m->rows), pm_row_cmp);
 	return ret;
 }
@@ -247,32 +245,48 @@ static void pm_host(struct expo *e, const struct pm *m)
 			1);
 }
 
-/* A device gauge: the value, or < 0 when unknown (no sample). */
-typedef double (*pm_dev_fn)(const struct report_pcie *p);
+/*
+ * A gauge of device or port @i: its value, or < 0 when unknown (no
+ * sample). Port values are integers below 2^53: exact as doubles.
+ */
+struct pm_gauge {
+	const char *name, *help;
+	double (*fn)(const struct pm *m, size_t i);
+};
 
-static double pm_cur_speed(const struct report_pcie *p)
+static const struct report_pcie *pm_pcie(const struct pm *m, size_t i)
 {
-	return p->cur_speed_gts < 0 ? -1 : p->cur_speed_gts * 1e9;
+	return &m->r->devices[i].pcie;
 }
 
-static double pm_max_speed(const struct report_pcie *p)
+static double pm_cur_speed(const struct pm *m, size_t i)
 {
-	return p->max_speed_gts < 0 ? -1 : p->max_speed_gts * 1e9;
+	double v = pm_pcie(m, i)->cur_speed_gts;
+
+	return v < 0 ? -1 : v * 1e9;
 }
 
-static double pm_cur_width(const struct report_pcie *p)
+static double pm_max_speed(const struct pm *m, size_t i)
 {
-	return (double)p->cur_width;
+	double v = pm_pcie(m, i)->max_speed_gts;
+
+	return v < 0 ? -1 : v * 1e9;
 }
 
-static double pm_max_width(const struct report_pcie *p)
+static double pm_cur_width(const struct pm *m, size_t i)
 {
-	return (double)p->max_width;
+	return (double)pm_pcie(m, i)->cur_width;
+}
+
+static double pm_max_width(const struct pm *m, size_t i)
+{
+	return (double)pm_pcie(m, i)->max_width;
 }
 
 /* 1 when the link trained below what both ends support (as render.c). */
-static double pm_degraded(const struct report_pcie *p)
+static double pm_degraded(const struct pm *m, size_t i)
 {
+	const struct report_pcie *p = pm_pcie(m, i);
 	int speed = p->cur_speed_gts >= 0 && p->max_speed_gts > 0;
 	int width = p->cur_width >= 0 && p->max_width > 0;
 
@@ -305,12 +319,42 @@ static void pm_aer(struct expo *e, const struct pm *m)
 	}
 }
 
+/*
+ * The _info family @info, then one family per gauge of @g, over the
+ * devices (@ports 0) or the ports (@ports 1), each with its own labels.
+ */
+static void pm_objects(struct expo *e, const struct pm *m, int ports,
+		       const struct pm_gauge *info, const struct pm_gauge *g,
+		       size_t n_g)
+{
+	size_t n = ports ? m->n_ports : m->r->n_devices;
+	const struct pm_lab *lab = ports ? m->port_lab : m->devs;
+
+	expo_family(e, info->name, EXPO_INFO, info->help);
+	for (size_t i = 0; i < n; i++)
+		expo_sample_u64(e, pm_str(m, lab[i].labels),
+				pm_str(m, lab[i].info), 1);
+	for (size_t k = 0; k < n_g; k++) {
+		expo_family(e, g[k].name, EXPO_GAUGE, g[k].help);
+		for (size_t i = 0; i < n; i++) {
+			double v = g[k].fn(m, i);
+
+			if (v >= 0)
+				expo_sample(e, pm_str(m, lab[i].labels), NULL,
+					    v);
+		}
+	}
+}
+
 static void pm_devices(struct expo *e, const struct pm *m)
 {
-	static const struct {
-		const char *name, *help;
-		pm_dev_fn fn;
-	} gauges[] = {
+	static const struct pm_gauge info = {
+		"ibpulse_device_info",
+		"Identity of an RDMA device: firmware, board, GUIDs, node "
+		"description, NUMA node, netdevs, PCIe address.",
+		NULL,
+	};
+	static const struct pm_gauge gauges[] = {
 		{"ibpulse_device_pcie_current_speed_transfers_per_second",
 		 "PCIe link speed the device trained at, per lane (8 GT/s is "
 		 "8e9).",
@@ -327,24 +371,8 @@ static void pm_devices(struct expo *e, const struct pm *m)
 		 "or width: the commonest host-side cause of half bandwidth.",
 		 pm_degraded},
 	};
-	const struct report *r = m->r;
 
-	expo_family(e, "ibpulse_device_info", EXPO_INFO,
-		    "Identity of an RDMA device: firmware, board, GUIDs, node "
-		    "description, NUMA node, netdevs, PCIe address.");
-	for (size_t i = 0; i < r->n_devices; i++)
-		expo_sample_u64(e, pm_str(m, m->devs[i].labels),
-				pm_str(m, m->devs[i].info), 1);
-	for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
-		expo_family(e, gauges[g].name, EXPO_GAUGE, gauges[g].help);
-		for (size_t i = 0; i < r->n_devices; i++) {
-			double v = gauges[g].fn(&r->devices[i].pcie);
-
-			if (v >= 0)
-				expo_sample(e, pm_str(m, m->devs[i].labels),
-					    NULL, v);
-		}
-	}
+	pm_objects(e, m, 0, &info, gauges, sizeof(gauges) / sizeof(gauges[0]));
 	pm_aer(e, m);
 }
 
@@ -357,91 +385,101 @@ static int pm_gid_is_zero(const char *gid)
 	return 1;
 }
 
-static void pm_gids(struct expo *e, struct pm *m)
+/*
+ * The labels of entry @k of a port's GID or P_Key table, appended to @b;
+ * 1 when the entry is unused (no sample), 0, or a negative errno.
+ */
+typedef int (*pm_entry_fn)(struct buf *b, const struct report_port *p,
+			   size_t k);
+
+static int pm_gid_entry(struct buf *b, const struct report_port *p, size_t k)
 {
-	expo_family(e, "ibpulse_port_gid_info", EXPO_INFO,
-		    "A non-zero entry of the port's GID table, with its type "
-		    "(IB/RoCE v1, RoCE v2) and netdev.");
-	for (size_t i = 0; i < m->n_ports; i++) {
-		const struct report_port *p = m->ports[i].p;
+	const struct report_gid *g = &p->gids[k];
+	int ret;
 
-		for (size_t k = 0; k < p->n_gids; k++) {
-			const struct report_gid *g = &p->gids[k];
-			struct buf *b = &m->scratch;
+	if (!g->gid || pm_gid_is_zero(g->gid))
+		return 1;
+	ret = pm_label_int(b, "index", g->index, 0);
+	ret = ret ? ret : expo_label(b, "gid", g->gid);
+	ret = ret ? ret : expo_label(b, "type", g->type);
+	return ret ? ret : expo_label(b, "netdev", g->netdev);
+}
 
-			if (!g->gid || pm_gid_is_zero(g->gid))
-				continue;
+static int pm_pkey_entry(struct buf *b, const struct report_port *p, size_t k)
+{
+	unsigned pkey = p->pkeys[k].pkey;
+	int ret;
+
+	/* base 0 (0x0000, 0x8000) marks an unused entry */
+	if (!(pkey & 0x7fff))
+		return 1;
+	ret = pm_label_int(b, "index", p->pkeys[k].index, 0);
+	ret = ret ? ret : pm_label_int(b, "pkey", pkey, 4);
+	return ret ? ret
+		   : expo_label(b, "membership",
+				pkey & 0x8000 ? "full" : "limited");
+}
+
+/* One _info family over a per-port table: GIDs (@gids 1) or P_Keys. */
+static void pm_table(struct expo *e, struct pm *m, int gids)
+{
+	pm_entry_fn fn = gids ? pm_gid_entry : pm_pkey_entry;
+	struct buf *b = &m->scratch;
+
+	if (gids)
+		expo_family(e, "ibpulse_port_gid_info", EXPO_INFO,
+			    "A non-zero entry of the port's GID table, with "
+			    "its type (IB/RoCE v1, RoCE v2) and netdev.");
+	else
+		expo_family(e, "ibpulse_port_pkey_info", EXPO_INFO,
+			    "A valid entry of the port's P_Key table, with "
+			    "its membership (full or limited).");
+	for (size_t i = 0; i < m->n_ports && !e->err; i++) {
+		const struct report_port *p = m->ports[i];
+		size_t n = gids ? p->n_gids : p->n_pkeys;
+
+		for (size_t k = 0; k < n && !e->err; k++) {
+			int ret;
+
 			buf_reset(b);
-			if (pm_label_int(b, "index", g->index, 0) ||
-			    expo_label(b, "gid", g->gid) ||
-			    expo_label(b, "type", g->type) ||
-			    expo_label(b, "netdev", g->netdev)) {
-				e->err = e->err ? e->err : -ENOMEM;
-				return;
-			}
-			expo_sample_u64(e, pm_str(m, m->ports[i].labels),
-					b->data, 1);
+			ret = fn(b, p, k);
+			if (ret < 0)
+				e->err = ret;
+			else if (!ret)
+				expo_sample_u64(e,
+						pm_str(m, m->port_lab[i].labels),
+						b->data, 1);
 		}
 	}
-	buf_reset(&m->scratch);
+	buf_reset(b);
 }
 
-static void pm_pkeys(struct expo *e, struct pm *m)
+static double pm_state(const struct pm *m, size_t i)
 {
-	expo_family(e, "ibpulse_port_pkey_info", EXPO_INFO,
-		    "A valid entry of the port's P_Key table, with its "
-		    "membership (full or limited).");
-	for (size_t i = 0; i < m->n_ports; i++) {
-		const struct report_port *p = m->ports[i].p;
-
-		for (size_t k = 0; k < p->n_pkeys; k++) {
-			unsigned pkey = p->pkeys[k].pkey;
-			struct buf *b = &m->scratch;
-
-			/* base 0 (0x0000, 0x8000) marks an unused entry */
-			if (!(pkey & 0x7fff))
-				continue;
-			buf_reset(b);
-			if (pm_label_int(b, "index", p->pkeys[k].index, 0) ||
-			    pm_label_int(b, "pkey", pkey, 4) ||
-			    expo_label(b, "membership",
-				       pkey & 0x8000 ? "full" : "limited")) {
-				e->err = e->err ? e->err : -ENOMEM;
-				return;
-			}
-			expo_sample_u64(e, pm_str(m, m->ports[i].labels),
-					b->data, 1);
-		}
-	}
-	buf_reset(&m->scratch);
+	return m->ports[i]->state;
 }
 
-/* A port gauge: the value, or < 0 when unknown (no sample). */
-typedef int64_t (*pm_port_fn)(const struct report_port *p);
-
-static int64_t pm_state(const struct report_port *p)
+static double pm_phys(const struct pm *m, size_t i)
 {
-	return p->state;
+	return m->ports[i]->phys_state;
 }
 
-static int64_t pm_phys(const struct report_port *p)
+static double pm_rate(const struct pm *m, size_t i)
 {
-	return p->phys_state;
-}
+	uint64_t v = m->ports[i]->rate_bytes;
 
-static int64_t pm_rate(const struct report_port *p)
-{
-	return p->rate_bytes == REPORT_UNKNOWN || p->rate_bytes > INT64_MAX
-		       ? -1
-		       : (int64_t)p->rate_bytes;
+	return v == REPORT_UNKNOWN ? -1 : (double)v;
 }
 
 static void pm_ports(struct expo *e, struct pm *m)
 {
-	static const struct {
-		const char *name, *help;
-		pm_port_fn fn;
-	} gauges[] = {
+	static const struct pm_gauge info = {
+		"ibpulse_port_info",
+		"Addressing of a port: link layer, port GUID, LID, SM LID, "
+		"LMC, capability mask, netdev.",
+		NULL,
+	};
+	static const struct pm_gauge gauges[] = {
 		{"ibpulse_port_state_id",
 		 "Logical port state (1: down, 2: init, 3: armed, 4: "
 		 "active, 5: active defer).",
@@ -457,31 +495,15 @@ static void pm_ports(struct expo *e, struct pm *m)
 		 pm_rate},
 	};
 
-	expo_family(e, "ibpulse_port_info", EXPO_INFO,
-		    "Addressing of a port: link layer, port GUID, LID, SM LID, "
-		    "LMC, capability mask, netdev.");
-	for (size_t i = 0; i < m->n_ports; i++)
-		expo_sample_u64(e, pm_str(m, m->ports[i].labels),
-				pm_str(m, m->ports[i].info), 1);
-	for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
-		expo_family(e, gauges[g].name, EXPO_GAUGE, gauges[g].help);
-		for (size_t i = 0; i < m->n_ports; i++) {
-			int64_t v = gauges[g].fn(m->ports[i].p);
-
-			if (v >= 0)
-				expo_sample_u64(e,
-						pm_str(m, m->ports[i].labels),
-						NULL, (uint64_t)v);
-		}
-	}
-	pm_gids(e, m);
-	pm_pkeys(e, m);
+	pm_objects(e, m, 1, &info, gauges, sizeof(gauges) / sizeof(gauges[0]));
+	pm_table(e, m, 1);
+	pm_table(e, m, 0);
 }
 
 static void pm_value(struct expo *e, const struct pm *m,
 		     const struct pm_row *row)
 {
-	const char *labels = pm_str(m, m->ports[row->port].labels);
+	const char *labels = pm_str(m, m->port_lab[row->port].labels);
 	const char *extra = row->def->label ? pm_str(m, row->extra) : NULL;
 	uint64_t v;
 
@@ -513,7 +535,7 @@ static void pm_counters(struct expo *e, const struct pm *m)
 
 		if (row->family < m->n_table && row->def->width)
 			expo_sample_u64(
-				e, pm_str(m, m->ports[row->port].labels),
+				e, pm_str(m, m->port_lab[row->port].labels),
 				pm_str(m, row->extra),
 				(uint64_t)counters_saturated(row->def,
 							     row->raw));
@@ -559,6 +581,7 @@ out:
 	buf_free(&m.scratch);
 	free(m.devs);
 	free(m.ports);
+	free(m.port_lab);
 	free(m.rows);
 	return ret;
 }
