@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The probe's /metrics over HTTP (pmetrics.h): libmicrohttpd with its own
- * single polling thread, bounded connections and an idle timeout. Each
+ * single polling thread, bounded connections and an idle timeout, started
+ * as the collector and the exporter start theirs (common/httpd.h). Each
  * scrape builds a fresh report through the caller's callback, renders it
  * in the format the Accept header prefers and gzips it when the client
  * accepts gzip; content negotiation and gzip are the exporter's
@@ -9,16 +10,15 @@
  */
 #include "pmetrics.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 
+#include "httpd.h"
 #include "log.h"
 #include "negotiate.h"
 #include "pgzip.h"
@@ -165,51 +165,14 @@ static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
 	return pms_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
-static void __attribute__((format(printf, 2, 0)))
-pms_mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t n;
-
-	(void)cls;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && line[n - 1] == '\n')
-		line[--n] = '\0';
-	log_warn("metrics http: %s", line);
-}
-
-/* @addr ("" every address) and @port as a socket address. */
-static void pms_sockaddr(const char *addr, unsigned port,
-			 struct sockaddr_storage *ss, int *v6)
-{
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	*v6 = inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1;
-	if (*v6) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		return;
-	}
-	a4->sin_family = AF_INET;
-	a4->sin_port = htons((uint16_t)port);
-	if (!*addr || inet_pton(AF_INET, addr, &a4->sin_addr) != 1)
-		a4->sin_addr.s_addr = htonl(INADDR_ANY);
-}
-
 int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
 			void *arg, struct pmetrics_server **out)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
-			 MHD_USE_ERROR_LOG;
-	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
 	struct pmetrics_server *s;
 	char addr[64], err[256];
 	unsigned port;
-	int v6;
+	bool v6;
 
 	*out = NULL;
 	if (pmetrics_listen_parse(listen, addr, sizeof(addr), &port, err,
@@ -217,17 +180,18 @@ int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
 		log_err("%s", err);
 		return -EINVAL;
 	}
-	pms_sockaddr(addr, port, &ss, &v6);
+	if (httpd_addr("metrics_listen", *addr ? addr : "0.0.0.0", port, &ss,
+		       &v6))
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->build = build;
 	s->arg = arg;
-	if (v6)
-		flags |= MHD_USE_IPv6;
 	s->mhd = MHD_start_daemon(
-		flags, 0, NULL, NULL, pms_handle, s, MHD_OPTION_EXTERNAL_LOGGER,
-		pms_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		httpd_flags(v6, false), 0, NULL, NULL, pms_handle, s,
+		MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PMETRICS_TIMEOUT,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)PMETRICS_MAX_CONNECTIONS,
 		MHD_OPTION_END);
@@ -237,8 +201,7 @@ int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
 		free(s);
 		return -EADDRINUSE;
 	}
-	info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info ? info->port : port;
+	s->port = httpd_port(s->mhd, port);
 	log_info("serving /metrics on %s%s%s:%u", v6 ? "[" : "",
 		 *addr ? addr : "*", v6 ? "]" : "", s->port);
 	*out = s;
