@@ -22,7 +22,6 @@ import gzip
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,10 @@ import time
 import unittest
 import urllib.error
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import daemonlib  # noqa: E402
+from daemonlib import free_port  # noqa: E402
 
 PROBE = FIXTURES = PROMTOOL = NODE_EXPORTER = None
 COLLECTOR = EXPORTER = SCHEMA = None
@@ -103,12 +106,6 @@ def parse(text):
 def untimed(text):
     return "\n".join(l for l in text.splitlines()
                      if not l.startswith(TIMING + " "))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url, headers=None, method="GET"):
@@ -211,7 +208,7 @@ class OneShot(Base):
         self.assertIn("--bogus", r.stderr)
 
 
-class Served(Base):
+class Served(Base, daemonlib.DaemonMixin):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         t = self.tmp.name
@@ -241,21 +238,10 @@ class Served(Base):
         self.log.close()
         self.tmp.cleanup()
 
-    def daemon_log(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def wait_log(self, pattern, timeout=60):
-        deadline = time.monotonic() + timeout
-        while True:
-            m = re.search(pattern, self.daemon_log())
-            if m:
-                return m.group(1)
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.fail("no %r in the daemon's log:\n%s"
-                          % (pattern, self.daemon_log()))
-            time.sleep(0.05)
+    def wait_log(self, pattern):
+        """The first group of @pattern once the daemon's log has it."""
+        self.wait_for(lambda: re.search(pattern, self.daemon_log()), pattern)
+        return re.search(pattern, self.daemon_log()).group(1)
 
     def test_same_as_cli_and_fresh(self):
         st, h, body = get(self.url + "/metrics")
@@ -450,6 +436,7 @@ def main():
     global PROBE, FIXTURES, PROMTOOL, NODE_EXPORTER
     global COLLECTOR, EXPORTER, SCHEMA
     PROBE, FIXTURES, PROMTOOL, NODE_EXPORTER = sys.argv[1:5]
+    daemonlib.PROBE = PROBE
     if len(sys.argv) >= 8:
         COLLECTOR, EXPORTER, SCHEMA = sys.argv[5:8]
     if not shutil.which(PROMTOOL):
