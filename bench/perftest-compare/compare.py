@@ -136,10 +136,17 @@ def ibpulse(probe, test, flags, metric):
     return cpu / (p["size_bytes"] * p["iterations"] * p["qps"] / 1e9)
 
 
+def ok(x):
+    """A usable sample: a zero is a failed run (perftest's duration mode
+    sometimes counts no iterations under load), and perftest prints inf
+    for a latency it could not compute."""
+    return 0 < x < float("inf")
+
+
 def paired_ratio(pt, ib):
     """Median of the per-round ratios: each round's two runs share the
     machine's load of the moment, so their ratio cancels most of it."""
-    r = [b / a for a, b in zip(pt, ib) if a > 0 and b > 0]
+    r = [b / a for a, b in zip(pt, ib) if ok(a) and ok(b)]
     return statistics.median(r) if r else float("nan")
 
 
@@ -161,10 +168,8 @@ def main():
             else:
                 pt.append(perftest(binary, flags, metric))
                 ib.append(ibpulse(probe, test, flags, metric))
-        # A zero is a failed sample (perftest's duration mode sometimes
-        # counts no iterations under load): left out of the median.
-        a = statistics.median([x for x in pt if x > 0] or [0])
-        b = statistics.median([x for x in ib if x > 0] or [0])
+        a = statistics.median([x for x in pt if ok(x)] or [0])
+        b = statistics.median([x for x in ib if ok(x)] or [0])
         per = " ".join("%.3g/%.3g" % x for x in zip(pt, ib))
         print("%-28s %10.3f %10.3f %7.2f %7.2f   %s" % (
               name, a, b, b / a if a else float("nan"),
