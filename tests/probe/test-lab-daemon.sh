@@ -9,6 +9,12 @@
 # ib_write_bw running beside A's test flags a result busy; with eth0 down
 # A keeps running and reports its port not ACTIVE, and after eth0 up its
 # tests succeed again; SIGTERM ends a 40 s test at once, spooled "aborted".
+# Daemon E asks B (control protocol v2) for rxe0/1 and for a port B lacks:
+# the latter comes back "refused" naming B's valid ports. E reads its own
+# counters from a frozen copy of rxe0's sysfs tree (a stand-in for a quiet
+# port of its own: one VM has one rxe port), so when ib_write_bw runs only
+# B's counters (sent back in RESULT) see it: flagged busy, the responder
+# named and not the initiator.
 #   test-lab-daemon.sh LAB_TOOL PROBE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,6 +74,52 @@ done
 pid_a=${pids[0]}
 echo "started daemons A and B"
 
+# E's sysfs: rxe0's files (not its symlinks) as they are now. One python
+# process: thousands of cat processes are slow under TCG.
+python3 - "$w/sys-e" <<'PY' || lab_fail "copying rxe0's sysfs tree"
+import os, sys
+src = "/sys/class/infiniband/rxe0"
+dst = os.path.join(sys.argv[1], "class", "infiniband", "rxe0")
+for root, dirs, files in os.walk(src):
+    rel = os.path.relpath(root, src)
+    for f in files:
+        p = os.path.join(root, f)
+        try:
+            data = open(p, "rb").read()
+        except OSError:
+            continue
+        os.makedirs(os.path.join(dst, rel), exist_ok=True)
+        with open(os.path.join(dst, rel, f), "wb") as out:
+            out.write(data)
+PY
+cat >"$w/lab-e.ini" <<INI
+[probe]
+host = lab-e
+netdev_stats = false
+sysfs_root = $w/sys-e
+[daemon]
+counters_interval = 1
+test_interval = 2
+jitter = 1
+duty_cycle = 1
+responder_port = 18605
+responder_listen = 127.0.0.1
+test_timeout = 5
+spool_dir = $w/lab-e/spool
+control_socket = $w/lab-e.sock
+secret_file = $w/secret
+[peers]
+b = 127.0.0.1:18602/rxe0/1
+nodev = 127.0.0.1:18602/mlx5_9/1
+[profile lat]
+test = write_lat
+size = 2
+iters = 200
+INI
+"$PROBE" daemon --config "$w/lab-e.ini" 2>"$w/lab-e.log" &
+pid_e=$!
+pids+=($pid_e)
+
 # results HOST STRING...: how many spooled results of HOST hold every
 # STRING (one compact JSON object per file; grep, python is slow in TCG)
 results() {
@@ -121,7 +173,15 @@ wait_results lab-a 1 90 "a busy-flagged result (perftest: $(tail -3 "$w/perf-c.l
 	'"busy":true' '"outcome":"ok"'
 
 lab_ok "a test beside ib_write_bw is flagged busy"
+wait_results lab-e 1 60 "E's test of B flagged busy by the responder alone (E: $(tail -3 "$w/lab-e.log"))" \
+	'"busy":true' '"busy_reason":"responder: '
+lab_ok "traffic seen only at the responder's port: busy, the responder named"
 wait "${perf[@]}"
+wait_results lab-e 1 60 "E's request for a port B lacks refused naming rxe0/1" \
+	'"outcome":"refused"' 'no ACTIVE port mlx5_9/1' 'valid: rxe0/1'
+wait_results lab-e 1 60 "E's tests of B's rxe0/1" '"outcome":"ok"' '"device":"rxe0"'
+lab_ok "a port the responder lacks is refused naming the valid ones"
+kill "$pid_e"
 
 # Port down: A keeps running and says so; up: tests succeed again.
 ip link set eth0 down
