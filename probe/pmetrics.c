@@ -446,9 +446,9 @@ static void pm_table(struct expo *e, struct pm *m, int gids)
 			if (ret < 0)
 				e->err = ret;
 			else if (!ret)
-				expo_sample_u64(e,
-						pm_str(m, m->port_lab[i].labels),
-						b->data, 1);
+				expo_sample_u64(
+					e, pm_str(m, m->port_lab[i].labels),
+					b->data, 1);
 		}
 	}
 	buf_reset(b);
@@ -616,7 +616,8 @@ int pmetrics_listen_parse(const char *text, char *addr, size_t addrlen,
 		return pm_listen_err(err, errlen, text, "has a long address");
 	memcpy(addr, host, hlen);
 	addr[hlen] = '\0';
-	if (hlen && inet_pton(host == text ? AF_INET : AF_INET6, addr, bin) != 1)
+	if (hlen &&
+	    inet_pton(host == text ? AF_INET : AF_INET6, addr, bin) != 1)
 		return pm_listen_err(err, errlen, text,
 				     "is not a numeric address");
 	errno = 0;

@@ -64,8 +64,8 @@ struct pmetrics_server;
  * -EINVAL for a bad @listen, -EADDRINUSE when it cannot listen, -ENOMEM;
  * free with pmetrics_server_free().
  */
-int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
-			void *arg, struct pmetrics_server **out);
+int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
+			struct pmetrics_server **out);
 /* The bound TCP port (the real one when @listen asked for port 0). */
 unsigned pmetrics_server_port(const struct pmetrics_server *s);
 /* Stop serving (waits for the thread) and free. NULL is fine. */

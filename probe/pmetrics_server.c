@@ -121,16 +121,16 @@ static enum MHD_Result pms_metrics(struct pmetrics_server *s,
 {
 	enum expo_format format =
 		negotiate_format(pms_header(c, MHD_HTTP_HEADER_ACCEPT));
-	int gzip = negotiate_gzip(
-		pms_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	int gzip =
+		negotiate_gzip(pms_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	char *body;
 	size_t len;
 	int ret;
 
 	ret = pms_body(s, format, gzip, &body, &len);
 	if (ret) {
-		log_once("pmetrics-scrape", 600, LOG_LVL_ERR,
-			 "/metrics: %s", strerror(-ret));
+		log_once("pmetrics-scrape", 600, LOG_LVL_ERR, "/metrics: %s",
+			 strerror(-ret));
 		return pms_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				"reading the counters failed");
 	}
@@ -165,8 +165,8 @@ static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
 	return pms_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
-int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
-			void *arg, struct pmetrics_server **out)
+int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
+			struct pmetrics_server **out)
 {
 	struct sockaddr_storage ss;
 	struct pmetrics_server *s;

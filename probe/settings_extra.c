@@ -344,8 +344,8 @@ int probe_settings_finish(struct probe_settings *s, char *err, size_t errlen)
 		char addr[64];
 		unsigned port;
 
-		if (pmetrics_listen_parse(s->metrics_listen, addr,
-					  sizeof(addr), &port, err, errlen))
+		if (pmetrics_listen_parse(s->metrics_listen, addr, sizeof(addr),
+					  &port, err, errlen))
 			return -EINVAL;
 	}
 	return check_profile_list(s, s->peer_profiles, err, errlen);

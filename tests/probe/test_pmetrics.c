@@ -41,8 +41,12 @@ static struct report_port one_port = {
 static struct report_device one_device = {
 	.name = "mlx5_0",
 	.numa_node = -1,
-	.pcie = {.cur_speed_gts = 8, .max_speed_gts = -1, .cur_width = -1,
-		 .max_width = 16, .aer_correctable = -1, .aer_nonfatal = 3,
+	.pcie = {.cur_speed_gts = 8,
+		 .max_speed_gts = -1,
+		 .cur_width = -1,
+		 .max_width = 16,
+		 .aer_correctable = -1,
+		 .aer_nonfatal = 3,
 		 .aer_fatal = -1},
 	.ports = &one_port,
 	.n_ports = 1,
@@ -61,8 +65,7 @@ static char *render(enum expo_format f, size_t *series)
 	struct buf out;
 
 	buf_init(&out, 0);
-	assert_int_equal(pmetrics_render(&one_report, 0.5, f, &out, series),
-			 0);
+	assert_int_equal(pmetrics_render(&one_report, 0.5, f, &out, series), 0);
 	return buf_steal(&out, NULL);
 }
 
@@ -83,8 +86,8 @@ static void test_values_and_unknowns(void **state)
 				  ",counter=\"some_new_counter\"} 7\n"));
 	assert_non_null(strstr(t, "ibpulse_port_error_saturated{" PORT
 				  ",counter=\"symbol_error\"} 1\n"));
-	assert_non_null(strstr(t, "ibpulse_port_physical_state_id{" PORT
-				  "} 5\n"));
+	assert_non_null(
+		strstr(t, "ibpulse_port_physical_state_id{" PORT "} 5\n"));
 	assert_non_null(strstr(t, "lid=\"12\",sm_lid=\"\",lmc=\"0\","
 				  "cap_mask=\"0x00000010\""));
 	assert_non_null(strstr(t, "ibpulse_device_pcie_aer_errors_total{host="
@@ -120,9 +123,9 @@ static void test_ceiling(void **state)
 
 	(void)state;
 	buf_init(&out, 512);
-	assert_int_equal(pmetrics_render(&one_report, -1, EXPO_TEXT, &out,
-					 NULL),
-			 -E2BIG);
+	assert_int_equal(
+		pmetrics_render(&one_report, -1, EXPO_TEXT, &out, NULL),
+		-E2BIG);
 	buf_free(&out);
 }
 
@@ -150,9 +153,9 @@ static void test_listen_parse(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int ret = pmetrics_listen_parse(cases[i].text, addr,
-						sizeof(addr), &port, err,
-						sizeof(err));
+		int ret =
+			pmetrics_listen_parse(cases[i].text, addr, sizeof(addr),
+					      &port, err, sizeof(err));
 
 		if (cases[i].port < 0) {
 			assert_int_equal(ret, -EINVAL);
