@@ -139,11 +139,9 @@ class Base(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
 
-
-class OneShot(Base):
-    def test_every_counter_named_and_scaled(self):
-        tree = os.path.join(FIXTURES, "sysfs-mlx5")
-        series = parse(self.run_cli(tree))
+    def check_counters(self, text, tree):
+        """Every counter file of @tree in @text, named and scaled."""
+        series = parse(text)
         files = list(counter_files(tree))
         self.assertGreater(len(files), 50)
         per_port = {}
@@ -178,6 +176,13 @@ class OneShot(Base):
                        k[1] - labels and labels <= k[1] and
                        dict(k[1] - labels).keys() == {"counter"}))]
             self.assertEqual(len(got), n, sorted(labels))
+        return series
+
+
+class OneShot(Base):
+    def test_every_counter_named_and_scaled(self):
+        tree = os.path.join(FIXTURES, "sysfs-mlx5")
+        series = self.check_counters(self.run_cli(tree), tree)
         # the saturated error counters of mlx5_2 say so
         sat = ("ibpulse_port_error_saturated", frozenset(
             {("host", "node01"), ("device", "mlx5_2"), ("port", "1"),
@@ -249,6 +254,7 @@ class Served(Base, daemonlib.DaemonMixin):
         self.assertEqual(h["Content-Type"], "text/plain; version=0.0.4; "
                          "charset=utf-8")
         served = body.decode()
+        self.check_counters(served, self.tree)
         self.assertEqual(untimed(served), untimed(self.run_cli(self.tree)))
         self.assertIn(TIMING + " ", served)
         # a counter that moves between scrapes moves in the next scrape
