@@ -7,11 +7,19 @@
  * BW = bytes / (last completion - first post); in duration mode only
  * completions inside [t0 + margin, t0 + duration - margin] count, over
  * that window's length. Bytes are also binned per sub-interval for the
- * minimum and peak bandwidth.
+ * minimum and peak bandwidth. Bidirectional SEND (as ib_send_bw -b): each
+ * side sends and keeps its receive queue replenished, and the last SEND
+ * of each QP carries immediate data as a stop mark, so a side keeps
+ * reposting receives until the peer's whole stream has landed; and a side
+ * sends only as many messages as the peer has posted receives (credits:
+ * each side RDMA-writes its running count of posted receives into the
+ * peer's credit word every rx_depth / 8 reposts), so no receiver-not-ready
+ * NAK can happen at either end however the two are scheduled.
  */
 #include "run.h"
 #include "vclock.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +28,23 @@
 #define POS_BITS 40
 #define POS_MASK ((1ull << POS_BITS) - 1)
 #define MAX_BINS 200000
+#define CREDIT_TAG (1ull << 63) /* wr_id of a credit write: tag | QP */
+
+/* Bidirectional SEND flow control for one QP (see VENG_CREDIT_BYTES). */
+struct bwcredit {
+	volatile uint64_t *peer; /* receives the peer posted, in all */
+	uint64_t *src;		 /* sources of our credit writes */
+	uint64_t posted_rx;	 /* receives we posted, in all */
+	uint64_t advertised;	 /* the count the peer last got */
+	unsigned inflight;
+	unsigned next;
+};
 
 struct bwq {
 	uint64_t posted;
 	uint64_t completed;
 	bool last_signaled; /* the newest request asks for a completion */
+	bool marked;	    /* the stop mark is posted: nothing follows */
 	struct ibv_send_wr *wr;
 	struct ibv_sge *sge;
 };
@@ -46,6 +66,11 @@ struct bwctx {
 	uint64_t target; /* posts per QP; UINT64_MAX in duration mode */
 	bool duration;
 	bool stopping;
+	bool marks;	/* bidirectional SEND: stop marks both ways */
+	bool peer_done; /* the peer's DONE is on the control socket */
+	unsigned rx_marks;
+	struct bwcredit *cr; /* with marks: one per QP */
+	unsigned cr_step;    /* reposts between credit writes */
 	struct meter tx;
 	struct meter rx;
 	struct vt_side *out;
@@ -100,8 +125,9 @@ static void build_wrs(struct bwctx *c, unsigned i)
 	}
 }
 
+/* @mark: the batch's last request is this QP's last, a SEND with imm. */
 static int post_batch(struct bwctx *c, unsigned i, unsigned n,
-		      bool force_signal)
+		      bool force_signal, bool mark)
 {
 	struct vrun *r = c->r;
 	struct bwq *q = &c->q[i];
@@ -120,6 +146,11 @@ static int post_batch(struct bwctx *c, unsigned i, unsigned n,
 		wr->wr_id = (uint64_t)i << POS_BITS | pos;
 		wr->next = j + 1 < n ? &q->wr[j + 1] : NULL;
 	}
+	if (mark) {
+		q->wr[n - 1].opcode = IBV_WR_SEND_WITH_IMM;
+		q->wr[n - 1].imm_data = htonl(1);
+		q->wr[n - 1].send_flags |= IBV_SEND_SIGNALED;
+	}
 	rc = ibv_post_send(r->e->qp[i], q->wr, &bad);
 	if (rc) {
 		snprintf(c->out->error, sizeof(c->out->error),
@@ -128,6 +159,70 @@ static int post_batch(struct bwctx *c, unsigned i, unsigned n,
 	}
 	q->posted += n;
 	q->last_signaled = q->wr[n - 1].send_flags & IBV_SEND_SIGNALED;
+	q->marked = mark;
+	return 0;
+}
+
+/* How many SENDs QP @i may have posted in all: the peer's receives. */
+static uint64_t credit_limit(const struct bwctx *c, unsigned i)
+{
+	uint64_t v = *c->cr[i].peer;
+
+	/* Before the first credit write: what both sides pre-posted. */
+	return v ? v : c->r->e->cfg.rx_depth;
+}
+
+/* Tell the peer our count of posted receives once a step piled up. */
+static int credit_send(struct bwctx *c, unsigned i)
+{
+	struct veng *e = c->r->e;
+	struct bwcredit *cr = &c->cr[i];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	uint64_t *src;
+	int rc;
+
+	if (cr->posted_rx - cr->advertised < c->cr_step ||
+	    cr->inflight >= VENG_CREDIT_WRS)
+		return 0;
+	/* Each write in flight keeps its own source word until it ends. */
+	src = &cr->src[cr->next++ % VENG_CREDIT_WRS];
+	*src = cr->posted_rx;
+	sge = (struct ibv_sge){
+		.addr = (uint64_t)(uintptr_t)src,
+		.length = sizeof(*src),
+		.lkey = e->mr->lkey,
+	};
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = CREDIT_TAG | i;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = veng_remote_credit(c->r->remote, i);
+	wr.wr.rdma.rkey = c->r->remote->rkey;
+	rc = ibv_post_send(e->qp[i], &wr, &bad);
+	if (rc) {
+		snprintf(c->out->error, sizeof(c->out->error),
+			 "ibv_post_send (credit): %s", strerror(rc));
+		return -rc;
+	}
+	cr->inflight++;
+	cr->advertised = cr->posted_rx;
+	return 0;
+}
+
+/* Credits held back while VENG_CREDIT_WRS writes were in flight. */
+static int credit_flush(struct bwctx *c)
+{
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < c->r->e->cfg.qps; i++) {
+		rc = credit_send(c, i);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -144,9 +239,12 @@ static int post_some(struct bwctx *c, uint64_t now)
 		uint64_t n = r->post_list;
 		bool force = false;
 
+		if (q->marked)
+			continue;
 		if (c->stopping) {
 			/* Close with a signaled request so the drain ends. */
-			if (q->last_signaled || q->posted == q->completed)
+			if (!c->marks && (q->last_signaled ||
+					  q->posted == q->completed))
 				continue;
 			n = 1;
 			force = true;
@@ -155,12 +253,15 @@ static int post_some(struct bwctx *c, uint64_t now)
 		}
 		if (!n || room < n)
 			continue;
+		if (c->marks && q->posted + n > credit_limit(c, i))
+			continue;
 		if (!c->tx.t_first) {
 			c->tx.t_first = now;
 			if (!c->duration)
 				c->tx.bins.start_ns = now;
 		}
-		rc = post_batch(c, i, (unsigned)n, force);
+		rc = post_batch(c, i, (unsigned)n, force,
+				c->marks && (force || q->posted + n == c->target));
 		if (rc)
 			return rc;
 	}
@@ -198,6 +299,12 @@ static int reap_send(struct bwctx *c, uint64_t *now)
 			vrun_wc_error(&wc[k], c->out);
 			return -EIO;
 		}
+		if (wc[k].wr_id & CREDIT_TAG) {
+			i = (unsigned)(wc[k].wr_id & 0xff);
+			if (c->cr && i < c->r->e->cfg.qps && c->cr[i].inflight)
+				c->cr[i].inflight--;
+			continue;
+		}
 		if (i >= c->r->e->cfg.qps || pos <= c->q[i].completed)
 			continue;
 		meter_account(c, &c->tx, *now, pos - c->q[i].completed);
@@ -233,9 +340,17 @@ static int reap_recv(struct bwctx *c, uint64_t *now)
 			return -EIO;
 		}
 		meter_account(c, &c->rx, *now, 1);
+		if (wc[k].wc_flags & IBV_WC_WITH_IMM)
+			c->rx_marks++;
 		rc = veng_post_recv(c->r->e, (unsigned)wc[k].wr_id);
 		if (rc)
 			return rc;
+		if (c->cr && wc[k].wr_id < c->r->e->cfg.qps) {
+			c->cr[wc[k].wr_id].posted_rx++;
+			rc = credit_send(c, (unsigned)wc[k].wr_id);
+			if (rc)
+				return rc;
+		}
 	}
 	c->r->watch->last_progress_ns = *now;
 	return n;
@@ -247,6 +362,8 @@ static bool send_done(const struct bwctx *c)
 
 	for (i = 0; i < c->r->e->cfg.qps; i++) {
 		if (c->q[i].completed != c->q[i].posted)
+			return false;
+		if (c->marks && !c->q[i].marked)
 			return false;
 		if (!c->duration && c->q[i].completed != c->target)
 			return false;
@@ -270,11 +387,25 @@ stop_check:
 		c->stopping = true;
 }
 
+/*
+ * Whether this side has received all it will: a plain receiver when the
+ * sender's DONE came; with stop marks when every QP's mark landed (or the
+ * peer gave up and said DONE early).
+ */
+static bool recv_done(const struct bwctx *c)
+{
+	if (!c->r->do_recv || c->peer_done)
+		return true;
+	return c->marks && c->rx_marks >= c->r->e->cfg.qps;
+}
+
 static int bw_loop(struct bwctx *c)
 {
 	struct vrun *r = c->r;
 	uint64_t now = vclock_now(&c->clk);
 	bool tx_done = !r->do_send;
+	/* With stop marks the client's socket only speaks on failure. */
+	bool fd_is_end = (r->do_recv && !c->marks) || r->peer_may_end;
 	unsigned idle = 0;
 	int rc, got;
 
@@ -285,11 +416,14 @@ static int bw_loop(struct bwctx *c)
 			rc = post_some(c, now);
 			if (rc)
 				return rc;
+		}
+		/* With credits, our credit writes complete here too. */
+		if (!tx_done || c->cr) {
 			rc = reap_send(c, &now);
 			if (rc < 0)
 				return rc;
 			got += rc;
-			tx_done = send_done(c);
+			tx_done = tx_done || send_done(c);
 		}
 		if (r->do_recv) {
 			rc = reap_recv(c, &now);
@@ -297,7 +431,9 @@ static int bw_loop(struct bwctx *c)
 				return rc;
 			got += rc;
 		}
-		if (tx_done && !r->do_recv)
+		if (c->cr && (rc = credit_flush(c)))
+			return rc;
+		if (tx_done && recv_done(c))
 			return 0;
 		/* The clock costs: completions brought a fresh one. */
 		if (!got && (++idle & 15))
@@ -310,14 +446,14 @@ static int bw_loop(struct bwctx *c)
 		 * watching the socket and finishes (the peer's QPs stay up
 		 * until our RESULT).
 		 */
-		rc = vwatch_check(r->watch, now, r->do_recv || r->peer_may_end,
-				  c->out->error, sizeof(c->out->error));
-		if (rc > 0 && r->do_recv && tx_done)
-			return 0;
-		if (rc > 0)
+		rc = vwatch_check(r->watch, now, fd_is_end, c->out->error,
+				  sizeof(c->out->error));
+		if (rc > 0) {
+			c->peer_done = true;
 			r->watch->fd = -1;
-		else if (rc)
+		} else if (rc) {
 			return rc;
+		}
 	}
 }
 
@@ -359,12 +495,25 @@ static int bw_setup(struct bwctx *c, struct vrun *r, struct vt_side *out)
 	c->r = r;
 	c->out = out;
 	c->duration = r->duration_s > 0;
+	c->marks = r->test == VT_SEND_BW && r->do_send && r->do_recv;
 	c->target = c->duration ? UINT64_MAX : r->iters;
 	vstats_bins_init(&c->tx.bins, 0, width, MAX_BINS);
 	vstats_bins_init(&c->rx.bins, 0, width, MAX_BINS);
 	c->q = calloc(n, sizeof(*c->q));
 	if (!c->q)
 		return -ENOMEM;
+	if (c->marks) {
+		c->cr = calloc(n, sizeof(*c->cr));
+		if (!c->cr)
+			return -ENOMEM;
+		c->cr_step = r->e->cfg.rx_depth / 8 ? r->e->cfg.rx_depth / 8 : 1;
+		for (i = 0; i < n; i++) {
+			c->cr[i].peer = veng_credit(r->e, i);
+			c->cr[i].src = veng_credit(r->e, i) + 1;
+			c->cr[i].posted_rx = r->e->cfg.rx_depth;
+			c->cr[i].advertised = r->e->cfg.rx_depth;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		c->q[i].wr = calloc(r->post_list, sizeof(*c->q[i].wr));
 		c->q[i].sge = calloc(r->post_list, sizeof(*c->q[i].sge));
@@ -384,6 +533,7 @@ static void bw_teardown(struct bwctx *c)
 		free(c->q[i].sge);
 	}
 	free(c->q);
+	free(c->cr);
 	vstats_bins_free(&c->tx.bins);
 	vstats_bins_free(&c->rx.bins);
 }

@@ -47,6 +47,16 @@ void vdev_endpoint(const struct vdev *d, struct ctrl_endpoint *ep);
 unsigned veng_mtu_bytes(enum ibv_mtu m);
 int veng_mtu_enum(unsigned bytes, enum ibv_mtu *out);
 
+/*
+ * Credits for bidirectional SEND: after the per-QP slots, each QP has a
+ * VENG_CREDIT_BYTES area. Its first 8 bytes are written by the peer (its
+ * count of receives posted on that QP, in all); the next VENG_CREDIT_WRS
+ * words are the sources of our own credit writes, one per write in flight.
+ * The send queue has VENG_CREDIT_WRS spare entries for them.
+ */
+#define VENG_CREDIT_BYTES 64
+#define VENG_CREDIT_WRS 4
+
 struct veng_cfg {
 	unsigned qps;
 	uint32_t size;
@@ -90,6 +100,19 @@ int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
  */
 void veng_fill(struct veng *e, bool rx);
 int veng_check(const struct veng *e, bool rx, char *err, size_t len);
+
+/*
+ * veng_rx_depth() - receives to keep posted per QP on one side of @test
+ * (@client or the responder), 0: none. A SEND stream gets 512, and at
+ * least twice its send depth, so the receiver always has slack; it
+ * depends only on what both sides agree on, so each side knows the
+ * other's.
+ */
+unsigned veng_rx_depth(enum vt_test test, const struct vt_used *u, bool client);
+/* QP @i's credit area (see VENG_CREDIT_BYTES). */
+uint64_t *veng_credit(const struct veng *e, unsigned i);
+/* The peer's credit area of QP @i, for an RDMA WRITE. */
+uint64_t veng_remote_credit(const struct ctrl_endpoint *remote, unsigned i);
 
 /* Post one receive of the QP's whole slot on QP @i. */
 int veng_post_recv(struct veng *e, unsigned i);

@@ -5,7 +5,11 @@
  * consecutive timestamps (one round trip), halved for WRITE and SEND
  * (where the peer answers in kind) and whole for READ and atomics (where
  * the responder's hardware answers). WRITE waits by polling the last byte
- * of the buffer the peer writes; SEND polls the receive queue.
+ * of the buffer the peer writes; SEND polls the receive queue. Duration
+ * mode (-D): the initiator runs rounds until the duration is up and only
+ * rounds wholly inside [t0 + margin, t0 + duration - margin] become
+ * samples; an answering responder runs until the client's DONE arrives
+ * on the control socket (it looks there as it spins for the next round).
  */
 #include "run.h"
 #include "vclock.h"
@@ -14,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Duration mode keeps at most this many rounds (the run ends there). */
+#define LAT_MAX_ROUNDS (1u << 25)
 
 struct latctx {
 	struct vrun *r;
@@ -25,6 +32,9 @@ struct latctx {
 	unsigned spins;
 	uint32_t round;	     /* rounds done */
 	uint32_t seen_round; /* at the last watchdog check */
+	uint32_t max_rounds; /* iters, or the duration-mode ceiling */
+	bool duration;
+	bool end_on_done; /* a duration-mode responder: DONE ends the run */
 	struct vclock clk;
 };
 
@@ -41,7 +51,7 @@ static int spin_check(struct latctx *c)
 		c->seen_round = c->round;
 		c->r->watch->last_progress_ns = now;
 	}
-	return vwatch_check(c->r->watch, now, false, c->out->error,
+	return vwatch_check(c->r->watch, now, c->end_on_done, c->out->error,
 			    sizeof(c->out->error));
 }
 
@@ -154,59 +164,87 @@ static void build_wr(struct latctx *c)
 	}
 }
 
-/* The rounds; @t gets iters + 1 initiator timestamps. */
+/*
+ * The rounds; @t gets rounds + 1 initiator timestamps. In duration mode
+ * the initiator stops at the first round that would start after t0 +
+ * duration, and a responder (which answers with 1 on DONE) when the
+ * client says so. c->round counts the rounds done.
+ */
 static int lat_loop(struct latctx *c, bool initiator, uint64_t *t)
 {
 	struct vrun *r = c->r;
 	bool answers = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
+	uint64_t end = 0;
 	uint32_t i;
 	int rc;
 
-	for (i = 0; i < r->iters; i++) {
+	for (i = 0; i < c->max_rounds; i++) {
 		uint8_t v = (uint8_t)(i + 1);
 
 		if (!initiator) {
 			rc = wait_round(c, false, true, v);
 			if (rc)
-				return rc;
+				return rc > 0 ? 0 : rc;
 		}
 		*c->tx_last = v;
-		if (initiator)
+		if (initiator) {
 			t[i] = vclock_now(&c->clk);
+			if (c->duration && !i)
+				end = t[0] + (uint64_t)(r->duration_s * 1e9);
+			if (c->duration && t[i] >= end)
+				return 0;
+		}
 		rc = post(c);
 		if (rc)
 			return rc;
 		rc = wait_round(c, true, initiator && answers, v);
 		if (rc)
-			return rc;
+			return rc > 0 ? 0 : rc;
 		c->round++;
 	}
 	if (initiator)
-		t[r->iters] = vclock_now(&c->clk);
+		t[i] = vclock_now(&c->clk);
 	return 0;
 }
 
-/* @k turns counter durations into true ones (vclock_drift()). */
-static int lat_stats(struct vrun *r, const uint64_t *t, double k,
+/*
+ * Samples from @n rounds (@t: n + 1 timestamps); in duration mode only
+ * the rounds inside the window. @k turns counter durations into true ones
+ * (vclock_drift()). msgs and the rate count every round done.
+ */
+static int lat_stats(struct vrun *r, const uint64_t *t, size_t n, double k,
 		     struct vt_side *out)
 {
 	bool half = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
-	uint64_t *s = malloc(r->iters * sizeof(*s));
-	uint32_t i;
+	size_t first = 0, count = n, i;
+	uint64_t *s;
 	int rc;
 
+	if (r->duration_s > 0 && n)
+		count = vstats_lat_window(
+			t, n, t[0] + (uint64_t)(r->margin_s * 1e9 / k),
+			t[0] + (uint64_t)((r->duration_s - r->margin_s) * 1e9 / k),
+			&first);
+	out->msgs = n;
+	out->bytes = (uint64_t)n * r->size;
+	out->elapsed_s = n ? (double)(t[n] - t[0]) * k / 1e9 : 0;
+	if (out->elapsed_s > 0)
+		out->msg_rate = (double)n / out->elapsed_s;
+	if (!count) {
+		snprintf(out->error, sizeof(out->error),
+			 "no round ended inside the measured window "
+			 "(%u rounds in all)",
+			 (unsigned)n);
+		return -ENODATA;
+	}
+	s = malloc(count * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	for (i = 0; i < r->iters; i++)
-		s[i] = (uint64_t)((double)(t[i + 1] - t[i]) * k /
-				  (half ? 2 : 1));
-	rc = vstats_lat_compute(s, r->iters, &out->lat);
+	for (i = 0; i < count; i++)
+		s[i] = (uint64_t)((double)(t[first + i + 1] - t[first + i]) *
+				  k / (half ? 2 : 1));
+	rc = vstats_lat_compute(s, count, &out->lat);
 	out->has_lat = !rc;
-	out->msgs = r->iters;
-	out->bytes = (uint64_t)r->iters * r->size;
-	out->elapsed_s = (double)(t[r->iters] - t[0]) * k / 1e9;
-	if (out->elapsed_s > 0)
-		out->msg_rate = (double)r->iters / out->elapsed_s;
 	free(s);
 	return rc;
 }
@@ -219,8 +257,20 @@ int vlat_run(struct vrun *r, bool initiator, struct vt_side *out)
 	int rc;
 
 	build_wr(&c);
+	c.duration = r->duration_s > 0;
+	c.end_on_done = c.duration && !initiator;
+	c.max_rounds = r->iters;
+	if (c.duration) {
+		double cap = r->duration_s * 2e6 + 1024;
+
+		c.max_rounds = cap < LAT_MAX_ROUNDS ? (uint32_t)cap
+						    : LAT_MAX_ROUNDS;
+		if (!initiator)
+			c.max_rounds = UINT32_MAX;
+	}
 	if (initiator) {
-		t = calloc((size_t)r->iters + 1, sizeof(*t));
+		/* Duration mode: pages are touched only as rounds go. */
+		t = malloc(((size_t)c.max_rounds + 1) * sizeof(*t));
 		if (!t)
 			return -ENOMEM;
 	}
@@ -228,7 +278,7 @@ int vlat_run(struct vrun *r, bool initiator, struct vt_side *out)
 	r->watch->last_progress_ns = vclock_now(&c.clk);
 	rc = lat_loop(&c, initiator, t);
 	if (!rc && initiator)
-		rc = lat_stats(r, t, vclock_drift(&c.clk), out);
+		rc = lat_stats(r, t, c.round, vclock_drift(&c.clk), out);
 	out->cpu_s = vrun_cpu_s() - cpu0;
 	out->status = rc;
 	if (rc && !out->error[0])

@@ -33,7 +33,12 @@ static void table_params(FILE *f, enum vt_test test, const struct vt_used *u)
 		u->qps, u->size, u->tx_depth, u->cq_mod, u->post_list,
 		u->inline_size, u->rd_atomic,
 		u->bidir ? "   bidirectional" : "");
-	if (u->duration_s > 0)
+	if (u->duration_s > 0 && vt_test_is_lat(test))
+		fprintf(f,
+			" Duration %.1f s, margin %.2f s each end, %u "
+			"iterations done\n",
+			u->duration_s, u->margin_s, u->iters);
+	else if (u->duration_s > 0)
 		fprintf(f, " Duration %.1f s, margin %.2f s each end\n",
 			u->duration_s, u->margin_s);
 	else
@@ -86,11 +91,30 @@ void vout_table(FILE *f, enum vt_test test, const struct vt_result *res)
 		table_bw(f, "client", &res->local, u->size);
 		if (res->remote_valid && res->remote.msgs)
 			table_bw(f, "responder", &res->remote, u->size);
+		if (u->bidir && res->remote_valid) {
+			struct vt_side sum;
+
+			vout_sum(&res->local, &res->remote, &sum);
+			table_bw(f, "sum", &sum, u->size);
+		}
 	}
 	fprintf(f, "---------------------------------------------------------"
 		   "------------------------------\n");
 	if (res->status)
 		fprintf(f, " FAILED: %s\n", res->error);
+}
+
+void vout_sum(const struct vt_side *a, const struct vt_side *b,
+	      struct vt_side *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	sum->msgs = a->msgs + b->msgs;
+	sum->bytes = a->bytes + b->bytes;
+	sum->bw_avg_Bps = a->bw_avg_Bps + b->bw_avg_Bps;
+	sum->bw_peak_Bps = a->bw_peak_Bps + b->bw_peak_Bps;
+	sum->bw_min_Bps = a->bw_min_Bps + b->bw_min_Bps;
+	sum->msg_rate = a->msg_rate + b->msg_rate;
+	sum->cpu_s = a->cpu_s + b->cpu_s;
 }
 
 static json_t *json_side(const struct vt_side *s)
@@ -175,6 +199,21 @@ int vout_json(FILE *f, enum vt_test test, const char *role,
 	json_object_set_new(o, client ? "responder" : "client",
 			    res->remote_valid ? json_side(&res->remote)
 					      : json_null());
+	/* Bidirectional: each side's figure is what it sent; and both. */
+	if (res->used.bidir && res->remote_valid) {
+		struct vt_side sum;
+
+		vout_sum(&res->local, &res->remote, &sum);
+		json_object_set_new(
+			o, "sum",
+			json_pack("{s:I, s:I, s:f, s:f, s:f, s:f}", "bytes",
+				  (json_int_t)sum.bytes, "messages",
+				  (json_int_t)sum.msgs,
+				  "bw_average_bytes_per_second", sum.bw_avg_Bps,
+				  "bw_peak_bytes_per_second", sum.bw_peak_Bps,
+				  "bw_min_bytes_per_second", sum.bw_min_Bps,
+				  "message_rate_per_second", sum.msg_rate));
+	}
 	rc = json_dumpf(o, f, compact ? JSON_COMPACT : JSON_INDENT(2));
 	fputc('\n', f);
 	json_decref(o);

@@ -106,16 +106,13 @@ static int check_shape(const struct vt_params *p, char *err, size_t len)
 		BAD("--size %u: atomics are 8 bytes", p->size);
 	if (p->size > (1u << 30))
 		BAD("--size %u: valid range 1..1073741824", p->size);
-	if (p->bidir && (lat || p->test == VT_SEND_BW))
-		BAD("--bidirectional: supported for write_bw, read_bw and the "
-		    "atomic bandwidth tests");
+	if (p->bidir && lat)
+		BAD("--bidirectional: supported for the bandwidth tests");
 	if (p->verify &&
 	    (p->bidir || (p->test != VT_WRITE_BW && p->test != VT_READ_BW &&
 			  p->test != VT_SEND_BW)))
 		BAD("--verify: supported for write_bw, read_bw and send_bw, "
 		    "one direction");
-	if (lat && p->duration_s > 0)
-		BAD("--duration: latency tests run a number of --iters");
 	if (p->tx_depth > 16384)
 		BAD("--tx-depth %u: valid range 1..16384", p->tx_depth);
 	if (p->post_list < 1 || p->post_list > 1024)

@@ -22,7 +22,8 @@ static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 		.recv_cq = e->rcq,
 		.cap =
 			{
-				.max_send_wr = e->cfg.tx_depth,
+				.max_send_wr =
+					e->cfg.tx_depth + VENG_CREDIT_WRS,
 				.max_recv_wr =
 					e->cfg.rx_depth ? e->cfg.rx_depth : 1,
 				.max_send_sge = 1,
@@ -72,7 +73,8 @@ static int make_buf(struct veng *e, char *err, size_t len)
 
 	half = (half + 63) & ~(size_t)63;
 	e->stride = (2 * half + PAGE - 1) & ~(size_t)(PAGE - 1);
-	e->buf_len = e->stride * e->cfg.qps;
+	e->buf_len = e->stride * e->cfg.qps + VENG_CREDIT_BYTES * e->cfg.qps;
+	e->buf_len = (e->buf_len + PAGE - 1) & ~(size_t)(PAGE - 1);
 	e->buf = aligned_alloc(PAGE, e->buf_len);
 	if (!e->buf) {
 		snprintf(err, len, "cannot allocate %zu bytes", e->buf_len);
@@ -117,7 +119,9 @@ int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
 	rc = make_buf(e, err, errlen);
 	if (rc)
 		goto fail;
-	e->scq = ibv_create_cq(dev->ctx, (int)(cfg->tx_depth * cfg->qps + 1),
+	e->scq = ibv_create_cq(dev->ctx,
+			       (int)((cfg->tx_depth + VENG_CREDIT_WRS) * cfg->qps +
+				     1),
 			       NULL, NULL, 0);
 	e->rcq = ibv_create_cq(
 		dev->ctx,
@@ -256,6 +260,39 @@ int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
 		}
 	}
 	return 0;
+}
+
+unsigned veng_rx_depth(enum vt_test test, const struct vt_used *u, bool client)
+{
+	unsigned d = 512;
+
+	if (test == VT_SEND_LAT)
+		return 4;
+	if (test != VT_SEND_BW || (client && !u->bidir))
+		return 0;
+	if (d < 2 * u->tx_depth)
+		d = 2 * u->tx_depth;
+	/*
+	 * Bidirectional: credits come back behind a full send queue of the
+	 * peer's own data, so the window is four send queues deep.
+	 */
+	if (u->bidir && d < 4 * u->tx_depth)
+		d = 4 * u->tx_depth;
+	if (u->bidir && d < 1024)
+		d = 1024;
+	return d > 16384 ? 16384 : d;
+}
+
+uint64_t *veng_credit(const struct veng *e, unsigned i)
+{
+	return (uint64_t *)(void *)(e->buf + e->stride * e->cfg.qps +
+				    (size_t)VENG_CREDIT_BYTES * i);
+}
+
+uint64_t veng_remote_credit(const struct ctrl_endpoint *remote, unsigned i)
+{
+	return remote->addr + remote->stride * remote->nqps +
+	       (uint64_t)VENG_CREDIT_BYTES * i;
 }
 
 int veng_post_recv(struct veng *e, unsigned i)

@@ -64,6 +64,22 @@ int vstats_lat_compute(uint64_t *samples, size_t n, struct vstats_lat *out)
 	return 0;
 }
 
+size_t vstats_lat_window(const uint64_t *t, size_t n, uint64_t lo_ns,
+			 uint64_t hi_ns, size_t *first)
+{
+	size_t a = 0, b;
+
+	*first = 0;
+	while (a < n && t[a] < lo_ns)
+		a++;
+	b = a;
+	while (b < n && t[b + 1] <= hi_ns)
+		b++;
+	if (b > a)
+		*first = a;
+	return b - a;
+}
+
 void vstats_bins_init(struct vstats_bins *b, uint64_t start_ns,
 		      uint64_t width_ns, size_t max_bins)
 {

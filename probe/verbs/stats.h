@@ -40,6 +40,16 @@ int vstats_lat_compute(uint64_t *samples, size_t n, struct vstats_lat *out);
 uint64_t vstats_percentile(const uint64_t *sorted, size_t n, double p);
 
 /*
+ * vstats_lat_window() - which ping-pong rounds of a duration-mode run
+ * count: round i runs from timestamp @t[i] to @t[i + 1] (@n rounds, so
+ * n + 1 ascending timestamps) and counts when it lies wholly inside
+ * [@lo_ns, @hi_ns]. The counted rounds are consecutive: returns how many,
+ * with the first in *@first (0 when none).
+ */
+size_t vstats_lat_window(const uint64_t *t, size_t n, uint64_t lo_ns,
+			 uint64_t hi_ns, size_t *first);
+
+/*
  * Bytes completed per fixed-width time bin, grown on demand up to a
  * ceiling. Bins count from @start_ns; completions before it are ignored.
  */

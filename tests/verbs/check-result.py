@@ -3,7 +3,9 @@
 # Check one `ibpulse-probe run --json` result (and the responder's --json
 # line): valid JSON, status ok on both sides, and figures that make sense
 # for the test: bandwidth > 0 with min <= average <= peak, or latency
-# 0 < min <= median <= p99 <= max with a finite stdev.
+# 0 < min <= median <= p99 <= max with a finite stdev; bidirectional:
+# both sides sent and the sum adds up; latency -D: samples from the
+# window and an elapsed time close to the duration.
 #   check-result.py TEST CLIENT_JSON SERVER_OUTPUT|-
 import json
 import sys
@@ -14,8 +16,46 @@ def fail(msg):
     sys.exit(1)
 
 
+def arg(args, *names):
+    """The value after the first of @names in the run's arguments."""
+    for i, a in enumerate(args[:-1]):
+        if a in names:
+            return args[i + 1]
+    return None
+
+
+def check_duration_lat(doc, args):
+    """-D on a latency test: in-window samples, elapsed near the duration."""
+    d = float(arg(args, "-D", "--duration"))
+    c, p = doc["client"], doc["parameters"]
+    n = c["latency"]["samples"]
+    if p["duration_seconds"] != d or not 0 < n <= c["messages"]:
+        fail("duration %r, %r samples of %r rounds" %
+             (p["duration_seconds"], n, c["messages"]))
+    if p["iterations"] != c["messages"]:
+        fail("parameters.iterations %r is not the %r rounds done" %
+             (p["iterations"], c["messages"]))
+    if not 0.9 * d <= c["elapsed_seconds"] <= 1.5 * d:
+        fail("elapsed %r s for a %r s run" % (c["elapsed_seconds"], d))
+    print("ok: %d rounds in %.2f s, %d samples in the window" %
+          (c["messages"], c["elapsed_seconds"], n))
+
+
+def check_bidir(doc):
+    """Each side's figure is what it sent; both > 0, and their sum."""
+    c, r, s = doc["client"], doc["responder"], doc.get("sum")
+    key = "bw_average_bytes_per_second"
+    if not (c[key] > 0 and r[key] > 0 and r["messages"] > 0):
+        fail("bidirectional: client %r, responder %r" % (c[key], r[key]))
+    if s is None or abs(s[key] - c[key] - r[key]) > 1e-6 * s[key]:
+        fail("bidirectional: sum %r" % (s,))
+    print("ok: bidirectional %.1f + %.1f MiB/s" %
+          (c[key] / 2**20, r[key] / 2**20))
+
+
 def main():
     test, cpath, spath = sys.argv[1:4]
+    args = sys.argv[4:]
     with open(cpath) as f:
         doc = json.load(f)
     if doc.get("status") != "ok" or doc.get("test") != test:
@@ -24,7 +64,7 @@ def main():
     if r is None or r["status"] != "ok":
         fail("responder view missing or not ok: %r" % (r,))
     p = doc["parameters"]
-    if "--verify" in sys.argv[4:] and not p["verify"]:
+    if "--verify" in args and not p["verify"]:
         fail("verify was asked but not used")
     if p["device"] != "rxe0" or p["mtu_bytes"] < 256 or p["gid"] == "":
         fail("parameters: %r" % (p,))
@@ -40,6 +80,8 @@ def main():
             fail("stdev %r" % lat["stdev_seconds"])
         print("ok: %s median %.1f us p99 %.1f us" %
               (test, lat["median_seconds"] * 1e6, lat["p99_seconds"] * 1e6))
+        if arg(args, "-D", "--duration"):
+            check_duration_lat(doc, args)
     else:
         avg = c["bw_average_bytes_per_second"]
         lo, hi = c["bw_min_bytes_per_second"], c["bw_peak_bytes_per_second"]
@@ -48,8 +90,8 @@ def main():
             fail("bandwidth min %r avg %r peak %r" % (lo, avg, hi))
         if test == "send_bw" and r["messages"] <= 0:
             fail("the responder counted no receives")
-        if p["bidirectional"] and r["bw_average_bytes_per_second"] <= 0:
-            fail("bidirectional: no responder bandwidth")
+        if p["bidirectional"]:
+            check_bidir(doc)
         print("ok: %s %.1f MiB/s (min %.1f, peak %.1f), %.0f msg/s" %
               (test, avg / 2**20, lo / 2**20, hi / 2**20,
                c["message_rate_per_second"]))

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Lab test of the verbs engine: in one VM, every test type runs
 # probe-to-probe on rxe0 (ibpulse-probe serve --once, then run against
-# 127.0.0.1) and its JSON has status ok and plausible non-zero figures.
+# 127.0.0.1) and its JSON has status ok and plausible non-zero figures;
+# bidirectional SEND without receiver-not-ready NAKs; latency in duration
+# mode.
 #   test-lab-verbs.sh LAB_TOOL PROBE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +61,29 @@ one write_bw -n 200 -s 10000 -q 3 --verify
 one read_bw -n 200 -s 10000 -q 3 --verify
 one send_bw -n 200 -s 10000 -q 3 --verify
 lab_ok "every test type ran probe-to-probe on rxe0"
+
+# Bidirectional SEND: both sides send and receive at once, and neither
+# ever finds the other's receive queue empty (rxe counts RNR NAKs both
+# ways; the client and the responder share rxe0 here).
+rnr() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/{rcvd,send}_rnr_err |
+		awk '{n += $1} END {print n + 0}'
+}
+rnr0=$(rnr)
+one send_bw -b -n 2000 -q 2
+one send_bw -b -D 2 -q 2
+one send_bw -b -n 3000 -s 64 --post-list 8 --cq-mod 16
+[ "$(rnr)" -eq "$rnr0" ] ||
+	lab_fail "bidirectional SEND: $(($(rnr) - rnr0)) receiver-not-ready NAKs"
+lab_ok "bidirectional SEND both ways, no receiver-not-ready NAK"
+
+# Latency tests in duration mode: samples from the window only.
+one write_lat -D 2
+one send_lat -D 2
+one read_lat -D 1 --margin 0.1
+one fadd_lat -D 1
+one cas_lat -D 1
+lab_ok "latency tests in duration mode"
 
 # Shared secret: the same on both sides runs; another one is refused.
 secret=$(mktemp /dev/shm/verbs-secret.XXXXXX)

@@ -181,14 +181,55 @@ static void test_params(void **state)
 	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "--pkey"));
 	p.pkey = 0;
-	p.test = VT_SEND_LAT;
-	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "--duration"));
 	p.test = 0;
 	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_int_equal(vt_test_parse("read_lat"), VT_READ_LAT);
 	assert_int_equal(vt_test_parse("read"), 0);
 	assert_string_equal(vt_test_name(VT_CAS_BW), "cas_bw");
+}
+
+/* The modes added after the first engine: bidirectional SEND, latency -D. */
+static void test_params_modes(void **state)
+{
+	struct vt_params p;
+	struct vt_used u;
+	char err[256];
+
+	vt_params_default(&p);
+	p.test = VT_SEND_BW;
+	p.bidir = true;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), 0);
+	p.duration_s = 2;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), 0);
+	p.verify = true;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--verify"));
+	p.verify = false;
+	p.test = VT_SEND_LAT;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--bidirectional"));
+
+	/* Duration mode for every latency test, margins D/4 by default. */
+	vt_params_default(&p);
+	p.duration_s = 2;
+	for (p.test = VT_WRITE_LAT; p.test <= VT_CAS_LAT; p.test++) {
+		assert_int_equal(vt_params_check(&p, err, sizeof(err)), 0);
+		vt_params_apply(&p, &u);
+		assert_true(u.duration_s == 2 && u.margin_s == 0.5);
+		assert_int_equal(u.tx_depth, 1);
+		assert_int_equal(u.cq_mod, 1);
+	}
+	p.test = VT_READ_LAT;
+	p.margin_s = 0.25;
+	vt_params_apply(&p, &u);
+	assert_true(u.margin_s == 0.25);
+	p.margin_s = 1; /* half of the duration leaves no window */
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--margin 1: must be under half"));
+	p.margin_s = -1;
+	p.duration_s = 0.1;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--duration 0.1: valid range 0.2..86400"));
 }
 
 int main(int argc, char **argv)
@@ -199,6 +240,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_pkeys),
 		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_params_modes),
 	};
 
 	if (argc < 2)

@@ -114,6 +114,30 @@ static void test_bins_gap_and_ceiling(void **state)
 	vstats_bins_free(NULL);
 }
 
+/* Duration-mode latency: only rounds wholly inside the window count. */
+static void test_lat_window(void **state)
+{
+	/* Rounds: [0,10] [10,25] [25,30] [30,42] [42,50] [50,61] */
+	uint64_t t[] = {0, 10, 25, 30, 42, 50, 61};
+	size_t first = 99;
+
+	/* [10, 50]: rounds 1..4 (round 0 starts early, 5 ends late). */
+	assert_int_equal(vstats_lat_window(t, 6, 10, 50, &first), 4);
+	assert_int_equal(first, 1);
+	/* A round that straddles either edge is out. */
+	assert_int_equal(vstats_lat_window(t, 6, 11, 49, &first), 2);
+	assert_int_equal(first, 2);
+	/* Everything, and nothing. */
+	assert_int_equal(vstats_lat_window(t, 6, 0, 61, &first), 6);
+	assert_int_equal(first, 0);
+	assert_int_equal(vstats_lat_window(t, 6, 26, 29, &first), 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(vstats_lat_window(t, 6, 62, 100, &first), 0);
+	assert_int_equal(vstats_lat_window(t, 0, 0, 100, &first), 0);
+	/* One long round covering the whole window is not a sample. */
+	assert_int_equal(vstats_lat_window(t, 1, 2, 8, &first), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_lat_stdev_not_truncated),
 		cmocka_unit_test(test_bins),
 		cmocka_unit_test(test_bins_gap_and_ceiling),
+		cmocka_unit_test(test_lat_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
