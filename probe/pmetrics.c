@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "counters.h"
+#include "probe.h"
 
 #define SATURATED_HELP                                                         \
 	"1 when a narrow IB error counter sits at its maximum (2^width-1): "   \
@@ -283,17 +284,14 @@ static double pm_max_width(const struct pm *m, size_t i)
 	return (double)pm_pcie(m, i)->max_width;
 }
 
-/* 1 when the link trained below what both ends support (as render.c). */
+/* probe_pcie_degraded(), no sample when neither side is known (render.c). */
 static double pm_degraded(const struct pm *m, size_t i)
 {
 	const struct report_pcie *p = pm_pcie(m, i);
 	int speed = p->cur_speed_gts >= 0 && p->max_speed_gts > 0;
 	int width = p->cur_width >= 0 && p->max_width > 0;
 
-	if (!speed && !width)
-		return -1;
-	return (speed && p->cur_speed_gts < p->max_speed_gts) ||
-	       (width && p->cur_width < p->max_width);
+	return speed || width ? probe_pcie_degraded(p) : -1;
 }
 
 static void pm_aer(struct expo *e, const struct pm *m)
