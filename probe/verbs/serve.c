@@ -212,6 +212,7 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 			       .tx_depth = u->tx_depth,
 			       .inline_size = u->inline_size};
 	ec.rx_depth = veng_rx_depth(p->test, u, false);
+	ec.ud = p->test == VT_UD_SEND_LAT;
 	s->rd = s->dev->max_rd_atomic < q->ep.rd_atomic ? s->dev->max_rd_atomic
 							: q->ep.rd_atomic;
 	rc = veng_new(s->dev, &ec, &s->eng, why, sizeof(why));
@@ -258,7 +259,7 @@ static int role(struct vsess *s, const struct vt_serve_cfg *cfg,
 	struct vrun r;
 
 	vsess_run_init(s, p->test, cfg->dev.interval_s, w, &r);
-	if (p->test == VT_WRITE_LAT || p->test == VT_SEND_LAT)
+	if (vt_test_answers(p->test))
 		return vlat_run(&r, false, &s->res->local);
 	if (u->bidir || p->test == VT_SEND_BW) {
 		r.do_send = u->bidir;
@@ -275,7 +276,9 @@ static void counters(struct vsess *s, struct serve_hk *hk, bool after)
 {
 	struct vt_portctr now;
 
-	if (!hk->h->counters || !s->dev || (after && !hk->has_before))
+	/* Only v2 carries them. */
+	if (!hk->h->counters || !s->dev || s->version < 2 ||
+	    (after && !hk->has_before))
 		return;
 	if (hk->h->counters(hk->sess, s->dev->name, s->dev->port, &now))
 		return;

@@ -4,7 +4,8 @@
  * clock of the test's own: one test per port in either role, the duty
  * cycle (a port that spent its budget waits until it earned the next
  * test; over a long run its share of time in tests stays under the
- * duty cycle), pause reasons, and ports that are not ACTIVE.
+ * duty cycle), pause reasons, ports that are not ACTIVE, and the list of
+ * ACTIVE ports a responder names when it refuses a port it lacks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -147,6 +148,31 @@ static void test_pause_and_down(void **state)
 	psched_destroy(&s);
 }
 
+/* What the responder names when a peer asks for a port it lacks. */
+static void test_active_list(void **state)
+{
+	struct psched s;
+	char list[32], dev[PSCHED_NAME_MAX];
+	unsigned port = 0;
+
+	psched_init(&s, 0.5, 100);
+	psched_active_list(&s, list, sizeof(list));
+	assert_string_equal(list, "none");
+	assert_int_equal(psched_first(&s, dev, sizeof(dev), &port), -ENODEV);
+	psched_port_set(&s, "mlx5_0", 1, 1, 0);
+	psched_port_set(&s, "mlx5_1", 2, 0, 0);
+	psched_port_set(&s, "mlx5_2", 1, 1, 0);
+	psched_active_list(&s, list, sizeof(list));
+	assert_string_equal(list, "mlx5_0/1, mlx5_2/1");
+	assert_int_equal(psched_first(&s, dev, sizeof(dev), &port), 0);
+	assert_string_equal(dev, "mlx5_0");
+	assert_int_equal(port, 1);
+	/* A short buffer is cut, still terminated. */
+	psched_active_list(&s, list, 12);
+	assert_string_equal(list, "mlx5_0/1, m");
+	psched_destroy(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_duty_cycle),
 		cmocka_unit_test(test_duty_zero_and_responder),
 		cmocka_unit_test(test_pause_and_down),
+		cmocka_unit_test(test_active_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
