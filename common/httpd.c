@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libmicrohttpd start-up shared by the collector, the exporter and the
- * probe's /metrics: listen address, flags, MHD's messages in our log and
- * the bound port.
+ * probe's /metrics: listen address, flags, MHD's messages in our log, the
+ * bound port, and the plain answers the metrics servers give.
  */
 #include "httpd.h"
 #include "log.h"
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int httpd_addr(const char *what, const char *listen, unsigned port,
@@ -69,4 +70,49 @@ unsigned httpd_port(struct MHD_Daemon *d, unsigned fallback)
 		MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 
 	return info && info->port ? info->port : fallback;
+}
+
+enum MHD_Result httpd_send(struct MHD_Connection *c, unsigned status,
+			   const char *type, char *body, size_t len,
+			   const char *encoding)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (encoding)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					encoding);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Accept-Encoding");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
+			   const char *msg)
+{
+	size_t len = strlen(msg);
+	char *body = malloc(len + 2);
+
+	if (!body)
+		return MHD_NO;
+	memcpy(body, msg, len);
+	body[len] = '\n';
+	body[len + 1] = '\0';
+	return httpd_send(c, status, "text/plain; charset=utf-8", body,
+			  len + 1, NULL);
+}
+
+const char *httpd_header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }

@@ -33,6 +33,23 @@ unsigned httpd_flags(bool v6, bool tls);
 void httpd_log(void *cls, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/*
+ * httpd_send() - answer @c with @body (malloc'd, @len bytes; freed here in
+ * every case) of @type, with Content-Encoding @encoding (NULL: none).
+ * Vary names Accept and Accept-Encoding (the metrics servers negotiate
+ * both); a 405 carries "Allow: GET, HEAD".
+ */
+enum MHD_Result httpd_send(struct MHD_Connection *c, unsigned status,
+			   const char *type, char *body, size_t len,
+			   const char *encoding);
+
+/* A short text/plain answer: "@msg\n". */
+enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
+			   const char *msg);
+
+/* A request header's value, NULL when absent. */
+const char *httpd_header(struct MHD_Connection *c, const char *name);
+
 /* The port @d listens on, or @fallback when MHD cannot tell. */
 unsigned httpd_port(struct MHD_Daemon *d, unsigned fallback);
 

@@ -36,56 +36,9 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Queue @len bytes at @body (malloc'd; taken over) with @status. */
-static enum MHD_Result server_send(struct MHD_Connection *c, unsigned status,
-				   const char *type, char *body, size_t len,
-				   const char *encoding)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (encoding)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
-					encoding);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
-				"Accept, Accept-Encoding");
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-/* A short text answer: "@msg\n". */
-static enum MHD_Result server_text(struct MHD_Connection *c, unsigned status,
-				   const char *msg)
-{
-	size_t len = strlen(msg);
-	char *body = malloc(len + 2);
-
-	if (!body)
-		return MHD_NO;
-	memcpy(body, msg, len);
-	body[len] = '\n';
-	body[len + 1] = '\0';
-	return server_send(c, status, "text/plain; charset=utf-8", body,
-			   len + 1, NULL);
-}
-
-static const char *header(struct MHD_Connection *c, const char *name)
-{
-	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
-}
-
 static const char *user_agent(struct MHD_Connection *c)
 {
-	const char *ua = header(c, MHD_HTTP_HEADER_USER_AGENT);
+	const char *ua = httpd_header(c, MHD_HTTP_HEADER_USER_AGENT);
 
 	return ua ? ua : "?";
 }
@@ -104,14 +57,14 @@ static enum MHD_Result server_metrics(struct server *s,
 			MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 						    "shards"),
 			&rq.shard, &rq.shards, err, sizeof(err)))
-		return server_text(c, MHD_HTTP_BAD_REQUEST, err);
-	rq.format = negotiate_format(header(c, MHD_HTTP_HEADER_ACCEPT));
-	rq.gzip = negotiate_gzip(header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+		return httpd_text(c, MHD_HTTP_BAD_REQUEST, err);
+	rq.format = negotiate_format(httpd_header(c, MHD_HTTP_HEADER_ACCEPT));
+	rq.gzip = negotiate_gzip(httpd_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	buf_init(&out, 0);
 	ret = scrape_build(s->cfg, &s->stats, &rq, &out, err, sizeof(err));
 	if (ret) {
 		buf_free(&out);
-		return server_text(c,
+		return httpd_text(c,
 				   ret == -EIO || ret == -ENOENT
 					   ? MHD_HTTP_SERVICE_UNAVAILABLE
 					   : MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -127,7 +80,7 @@ static enum MHD_Result server_metrics(struct server *s,
 				     &gz_len);
 		free(body);
 		if (ret)
-			return server_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 					   "gzip failed");
 		body = gz;
 	}
@@ -135,7 +88,7 @@ static enum MHD_Result server_metrics(struct server *s,
 		  rq.shard, rq.shards, user_agent(c),
 		  rq.format == EXPO_OPENMETRICS ? "openmetrics" : "text",
 		  rq.gzip ? " gzip" : "", len, gz_len);
-	return server_send(c, MHD_HTTP_OK, expo_content_type(rq.format), body,
+	return httpd_send(c, MHD_HTTP_OK, expo_content_type(rq.format), body,
 			   gz_len, rq.gzip ? "gzip" : NULL);
 }
 
@@ -144,8 +97,8 @@ static enum MHD_Result server_health(struct server *s, struct MHD_Connection *c)
 	char err[512];
 
 	if (scrape_health(s->cfg, err, sizeof(err)))
-		return server_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, err);
-	return server_text(c, MHD_HTTP_OK, "ok");
+		return httpd_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, err);
+	return httpd_text(c, MHD_HTTP_OK, "ok");
 }
 
 static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
@@ -171,17 +124,17 @@ static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return server_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				   "method not allowed: use GET");
 	if (!strcmp(url, "/metrics"))
 		return server_metrics(s, c);
 	if (!strcmp(url, "/healthz"))
 		return server_health(s, c);
 	if (!strcmp(url, "/"))
-		return server_text(c, MHD_HTTP_OK,
+		return httpd_text(c, MHD_HTTP_OK,
 				   "ibpulse exporter: /metrics "
 				   "(?shard=I&shards=N), /healthz");
-	return server_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
+	return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
 int server_new(const struct exporter_settings *cfg, struct server **out)

@@ -5,8 +5,8 @@
  * as the collector and the exporter start theirs (common/httpd.h). Each
  * scrape builds a fresh report through the caller's callback, renders it
  * in the format the Accept header prefers and gzips it when the client
- * accepts gzip; content negotiation and gzip are the exporter's
- * (exporter/negotiate.h, exporter/pgzip.h with one thread), compiled in.
+ * accepts gzip (common/negotiate.h, and common/pgzip.h with one thread,
+ * as the exporter does).
  */
 #include "pmetrics.h"
 
@@ -36,52 +36,6 @@ static double pms_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Queue @len bytes at @body (malloc'd; taken over) with @status. */
-static enum MHD_Result pms_send(struct MHD_Connection *c, unsigned status,
-				const char *type, char *body, size_t len,
-				int gzip)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (gzip)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
-					"gzip");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
-				"Accept, Accept-Encoding");
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-static enum MHD_Result pms_text(struct MHD_Connection *c, unsigned status,
-				const char *msg)
-{
-	size_t len = strlen(msg);
-	char *body = malloc(len + 2);
-
-	if (!body)
-		return MHD_NO;
-	memcpy(body, msg, len);
-	body[len] = '\n';
-	body[len + 1] = '\0';
-	return pms_send(c, status, "text/plain; charset=utf-8", body, len + 1,
-			0);
-}
-
-static const char *pms_header(struct MHD_Connection *c, const char *name)
-{
-	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
 /* Read sysfs, render, compress if asked: the body in *@body. */
@@ -120,9 +74,9 @@ static enum MHD_Result pms_metrics(struct pmetrics_server *s,
 				   struct MHD_Connection *c)
 {
 	enum expo_format format =
-		negotiate_format(pms_header(c, MHD_HTTP_HEADER_ACCEPT));
+		negotiate_format(httpd_header(c, MHD_HTTP_HEADER_ACCEPT));
 	int gzip =
-		negotiate_gzip(pms_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+		negotiate_gzip(httpd_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	char *body;
 	size_t len;
 	int ret;
@@ -131,11 +85,11 @@ static enum MHD_Result pms_metrics(struct pmetrics_server *s,
 	if (ret) {
 		log_once("pmetrics-scrape", 600, LOG_LVL_ERR, "/metrics: %s",
 			 strerror(-ret));
-		return pms_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				"reading the counters failed");
 	}
-	return pms_send(c, MHD_HTTP_OK, expo_content_type(format), body, len,
-			gzip);
+	return httpd_send(c, MHD_HTTP_OK, expo_content_type(format), body, len,
+			  gzip ? "gzip" : NULL);
 }
 
 static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
@@ -158,11 +112,11 @@ static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return pms_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				"method not allowed: use GET");
 	if (!strcmp(url, "/metrics"))
 		return pms_metrics(s, c);
-	return pms_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
+	return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
 int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,

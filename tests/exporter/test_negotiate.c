@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for content negotiation (exporter/negotiate.c): Prometheus's
+ * Unit tests for content negotiation (common/negotiate.c): Prometheus's
  * real Accept header gets OpenMetrics, q-values decide, unknown or older
  * OpenMetrics versions fall back to text; gzip per Accept-Encoding.
  */
