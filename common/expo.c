@@ -8,6 +8,7 @@
 #include "expo.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,17 @@ int expo_label(struct buf *b, const char *name, const char *value)
 			b->data[old] = '\0';
 	}
 	return ret;
+}
+
+int expo_label_int(struct buf *b, const char *name, int64_t v, int hex)
+{
+	char num[32] = "";
+
+	if (v >= 0 && hex)
+		snprintf(num, sizeof(num), "0x%0*" PRIx64, hex, v);
+	else if (v >= 0)
+		snprintf(num, sizeof(num), "%" PRId64, v);
+	return expo_label(b, name, num);
 }
 
 size_t expo_format_u64(char *dst, uint64_t v)

@@ -99,6 +99,11 @@ int expo_finish(struct expo *e);
  * label name, or buf_add()'s error.
  */
 int expo_label(struct buf *b, const char *name, const char *value);
+/*
+ * expo_label_int() - expo_label() with the number @v: decimal, or with
+ * @hex > 0 as 0x and @hex digits at least; a negative @v (unknown) is "".
+ */
+int expo_label_int(struct buf *b, const char *name, int64_t v, int hex);
 
 /* Append @s (@len bytes) escaped as a label value (no quotes). */
 int expo_escape_label_value(struct buf *b, const char *s, size_t len);

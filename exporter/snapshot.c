@@ -10,7 +10,6 @@
 #include "shard.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,21 +117,6 @@ static double col_double(sqlite3_stmt *s, int i)
 	if (sqlite3_column_type(s, i) == SQLITE_NULL)
 		return -1;
 	return sqlite3_column_double(s, i);
-}
-
-/*
- * Append label @name with an integer value ("" when unknown): decimal, or
- * hexadecimal with @hex digits when @hex > 0.
- */
-static int label_int(struct buf *b, const char *name, int64_t v, int hex)
-{
-	char num[32] = "";
-
-	if (v >= 0 && hex)
-		snprintf(num, sizeof(num), "0x%0*" PRIx64, hex, v);
-	else if (v >= 0)
-		snprintf(num, sizeof(num), "%" PRId64, v);
-	return expo_label(b, name, num);
 }
 
 int snapshot_db_open(const char *path, int busy_timeout_ms, sqlite3 **out,
@@ -277,7 +261,7 @@ static int device_info(struct buf *b, sqlite3_stmt *s)
 	for (size_t i = 0; !ret && i < sizeof(text) / sizeof(text[0]); i++)
 		ret = expo_label(b, text[i].label, col_text(s, text[i].col));
 	if (!ret)
-		ret = label_int(b, "numa_node", col_int(s, 9), 0);
+		ret = expo_label_int(b, "numa_node", col_int(s, 9), 0);
 	return ret;
 }
 
@@ -345,13 +329,13 @@ static int port_info(struct buf *b, sqlite3_stmt *s)
 	if (!ret)
 		ret = expo_label(b, "port_guid", col_text(s, 12));
 	if (!ret)
-		ret = label_int(b, "lid", col_int(s, 8), 0);
+		ret = expo_label_int(b, "lid", col_int(s, 8), 0);
 	if (!ret)
-		ret = label_int(b, "sm_lid", col_int(s, 9), 0);
+		ret = expo_label_int(b, "sm_lid", col_int(s, 9), 0);
 	if (!ret)
-		ret = label_int(b, "lmc", col_int(s, 10), 0);
+		ret = expo_label_int(b, "lmc", col_int(s, 10), 0);
 	if (!ret)
-		ret = label_int(b, "cap_mask", col_int(s, 11), 8);
+		ret = expo_label_int(b, "cap_mask", col_int(s, 11), 8);
 	if (!ret)
 		ret = expo_label(b, "netdev", col_text(s, 13));
 	return ret;
@@ -375,7 +359,7 @@ static int port_add(struct snapshot *sn, sqlite3_stmt *s)
 	buf_reset(&m->scratch);
 	ret = buf_adds(&m->scratch, sn->devices[d].labels);
 	if (!ret)
-		ret = label_int(&m->scratch, "port", col_int(s, 3), 0);
+		ret = expo_label_int(&m->scratch, "port", col_int(s, 3), 0);
 	if (ret || !(p->labels = arena_labels(m)))
 		return -ENOMEM;
 	buf_reset(&m->scratch);
@@ -433,7 +417,7 @@ static int gid_add(struct snapshot *sn, sqlite3_stmt *s)
 	g = &sn->gids[sn->n_gids];
 	g->port = (size_t)p;
 	buf_reset(&m->scratch);
-	ret = label_int(&m->scratch, "index", col_int(s, 1), 0);
+	ret = expo_label_int(&m->scratch, "index", col_int(s, 1), 0);
 	if (!ret)
 		ret = expo_label(&m->scratch, "gid", gid);
 	if (!ret)
@@ -462,9 +446,9 @@ static int pkey_add(struct snapshot *sn, sqlite3_stmt *s)
 	k = &sn->pkeys[sn->n_pkeys];
 	k->port = (size_t)p;
 	buf_reset(&m->scratch);
-	ret = label_int(&m->scratch, "index", col_int(s, 1), 0);
+	ret = expo_label_int(&m->scratch, "index", col_int(s, 1), 0);
 	if (!ret)
-		ret = label_int(&m->scratch, "pkey", pkey & 0xffff, 4);
+		ret = expo_label_int(&m->scratch, "pkey", pkey & 0xffff, 4);
 	if (!ret)
 		ret = expo_label(&m->scratch, "membership",
 				 pkey & 0x8000 ? "full" : "limited");

@@ -13,7 +13,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,18 +63,6 @@ static const char *pm_str(const struct pm *m, size_t off)
 	return off == SIZE_MAX ? NULL : m->arena.data + off;
 }
 
-/* Append an integer label: decimal, or @hex hex digits; "" when < 0. */
-static int pm_label_int(struct buf *b, const char *name, int64_t v, int hex)
-{
-	char num[32] = "";
-
-	if (v >= 0 && hex)
-		snprintf(num, sizeof(num), "0x%0*" PRIx64, hex, v);
-	else if (v >= 0)
-		snprintf(num, sizeof(num), "%" PRId64, v);
-	return expo_label(b, name, num);
-}
-
 /* Move the list built in the scratch buffer to the arena at *@off. */
 static int pm_keep(struct pm *m, size_t *off)
 {
@@ -106,7 +93,7 @@ static int pm_device_info(struct buf *b, const struct report_device *d)
 	ret = ret ? ret : expo_label(b, "node_desc", d->node_desc);
 	ret = ret ? ret : expo_label(b, "netdevs", netdevs);
 	ret = ret ? ret : expo_label(b, "pcie_address", d->pcie.address);
-	return ret ? ret : pm_label_int(b, "numa_node", d->numa_node, 0);
+	return ret ? ret : expo_label_int(b, "numa_node", d->numa_node, 0);
 }
 
 static int pm_port_info(struct buf *b, const struct report_port *p)
@@ -115,10 +102,10 @@ static int pm_port_info(struct buf *b, const struct report_port *p)
 
 	ret = expo_label(b, "link_layer", p->link_layer);
 	ret = ret ? ret : expo_label(b, "port_guid", p->port_guid);
-	ret = ret ? ret : pm_label_int(b, "lid", p->lid, 0);
-	ret = ret ? ret : pm_label_int(b, "sm_lid", p->sm_lid, 0);
-	ret = ret ? ret : pm_label_int(b, "lmc", p->lmc, 0);
-	ret = ret ? ret : pm_label_int(b, "cap_mask", p->cap_mask, 8);
+	ret = ret ? ret : expo_label_int(b, "lid", p->lid, 0);
+	ret = ret ? ret : expo_label_int(b, "sm_lid", p->sm_lid, 0);
+	ret = ret ? ret : expo_label_int(b, "lmc", p->lmc, 0);
+	ret = ret ? ret : expo_label_int(b, "cap_mask", p->cap_mask, 8);
 	return ret ? ret : expo_label(b, "netdev", p->netdev);
 }
 
@@ -132,7 +119,7 @@ static int pm_add_port(struct pm *m, const struct report_port *p,
 
 	m->ports[m->n_ports] = p;
 	ret = buf_adds(b, pm_str(m, dev_labels));
-	ret = ret ? ret : pm_label_int(b, "port", p->port, 0);
+	ret = ret ? ret : expo_label_int(b, "port", p->port, 0);
 	ret = ret ? ret : pm_keep(m, &lab->labels);
 	ret = ret ? ret : pm_port_info(b, p);
 	ret = ret ? ret : pm_keep(m, &lab->info);
@@ -397,7 +384,7 @@ static int pm_gid_entry(struct buf *b, const struct report_port *p, size_t k)
 
 	if (!g->gid || pm_gid_is_zero(g->gid))
 		return 1;
-	ret = pm_label_int(b, "index", g->index, 0);
+	ret = expo_label_int(b, "index", g->index, 0);
 	ret = ret ? ret : expo_label(b, "gid", g->gid);
 	ret = ret ? ret : expo_label(b, "type", g->type);
 	return ret ? ret : expo_label(b, "netdev", g->netdev);
@@ -411,8 +398,8 @@ static int pm_pkey_entry(struct buf *b, const struct report_port *p, size_t k)
 	/* base 0 (0x0000, 0x8000) marks an unused entry */
 	if (!(pkey & 0x7fff))
 		return 1;
-	ret = pm_label_int(b, "index", p->pkeys[k].index, 0);
-	ret = ret ? ret : pm_label_int(b, "pkey", pkey, 4);
+	ret = expo_label_int(b, "index", p->pkeys[k].index, 0);
+	ret = ret ? ret : expo_label_int(b, "pkey", pkey, 4);
 	return ret ? ret
 		   : expo_label(b, "membership",
 				pkey & 0x8000 ? "full" : "limited");
