@@ -506,7 +506,7 @@ int verbs_cmd_run(int argc, char **argv)
 		fprintf(stderr,
 			"ibpulse-probe run: name one test: write_bw "
 			"read_bw send_bw write_lat read_lat send_lat fadd_lat "
-			"cas_lat fadd_bw cas_bw\n");
+			"cas_lat fadd_bw cas_bw ud_send_lat\n");
 		goto out;
 	}
 	if (!o->host[0]) {

@@ -119,6 +119,7 @@ static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 	int rc;
 
 	cfg.rx_depth = veng_rx_depth(p->test, u, true);
+	cfg.ud = p->test == VT_UD_SEND_LAT;
 	s->rd = s->dev->max_rd_atomic < s->remote.rd_atomic
 			? s->dev->max_rd_atomic
 			: s->remote.rd_atomic;

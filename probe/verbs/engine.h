@@ -57,6 +57,10 @@ int veng_mtu_enum(unsigned bytes, enum ibv_mtu *out);
 #define VENG_CREDIT_BYTES 64
 #define VENG_CREDIT_WRS 4
 
+/* UD: every QP's Q_Key, and the GRH space ahead of each received message. */
+#define VENG_QKEY 0x11111111u
+#define VENG_GRH_BYTES 40
+
 struct veng_cfg {
 	unsigned qps;
 	uint32_t size;
@@ -64,6 +68,7 @@ struct veng_cfg {
 	unsigned rx_depth; /* receive queue depth per QP, 0: none */
 	unsigned inline_size;
 	unsigned rd_atomic; /* outstanding reads/atomics issued */
+	bool ud;	    /* unreliable datagram QPs instead of RC */
 };
 
 struct veng {
@@ -78,6 +83,7 @@ struct veng {
 	struct ibv_cq *rcq;
 	struct ibv_qp **qp;
 	uint32_t *psn;
+	struct ibv_ah *ah; /* UD: the way to the peer, after veng_connect() */
 };
 
 int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
@@ -87,7 +93,9 @@ void veng_free(struct veng *e);
 void veng_endpoint(const struct veng *e, struct ctrl_endpoint *ep);
 /*
  * veng_connect() - bring every QP to RTS against @remote using @mtu, the
- * responder-side read depth @dest_rd and the requester depth @rd.
+ * responder-side read depth @dest_rd and the requester depth @rd. UD QPs
+ * get an address handle to the peer instead, and a message size above
+ * the path MTU is refused with the valid range.
  */
 int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
 		 enum ibv_mtu mtu, unsigned sl, unsigned tclass, unsigned rd,

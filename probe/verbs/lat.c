@@ -5,7 +5,8 @@
  * consecutive timestamps (one round trip), halved for WRITE and SEND
  * (where the peer answers in kind) and whole for READ and atomics (where
  * the responder's hardware answers). WRITE waits by polling the last byte
- * of the buffer the peer writes; SEND polls the receive queue. Duration
+ * of the buffer the peer writes; SEND polls the receive queue. UD SEND is
+ * SEND over unreliable datagram QPs through an address handle (qp.c). Duration
  * mode (-D): the initiator runs rounds until the duration is up and only
  * rounds wholly inside [t0 + margin, t0 + duration - margin] become
  * samples; an answering responder runs until the client's DONE arrives
@@ -145,6 +146,7 @@ static void build_wr(struct latctx *c)
 		c->wr.opcode = IBV_WR_RDMA_READ;
 		break;
 	case VT_SEND_LAT:
+	case VT_UD_SEND_LAT:
 		c->wr.opcode = IBV_WR_SEND;
 		break;
 	case VT_FADD_LAT:
@@ -154,7 +156,11 @@ static void build_wr(struct latctx *c)
 		c->wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
 		break;
 	}
-	if (r->test == VT_FADD_LAT || r->test == VT_CAS_LAT) {
+	if (r->test == VT_UD_SEND_LAT) {
+		c->wr.wr.ud.ah = e->ah;
+		c->wr.wr.ud.remote_qpn = r->remote->qpn[0];
+		c->wr.wr.ud.remote_qkey = VENG_QKEY;
+	} else if (r->test == VT_FADD_LAT || r->test == VT_CAS_LAT) {
 		c->wr.wr.atomic.remote_addr = r->remote->addr;
 		c->wr.wr.atomic.rkey = r->remote->rkey;
 		c->wr.wr.atomic.compare_add = 1;
@@ -173,7 +179,7 @@ static void build_wr(struct latctx *c)
 static int lat_loop(struct latctx *c, bool initiator, uint64_t *t)
 {
 	struct vrun *r = c->r;
-	bool answers = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
+	bool answers = vt_test_answers(r->test);
 	uint64_t end = 0;
 	uint32_t i;
 	int rc;
@@ -215,7 +221,7 @@ static int lat_loop(struct latctx *c, bool initiator, uint64_t *t)
 static int lat_stats(struct vrun *r, const uint64_t *t, size_t n, double k,
 		     struct vt_side *out)
 {
-	bool half = r->test == VT_WRITE_LAT || r->test == VT_SEND_LAT;
+	bool half = vt_test_answers(r->test);
 	size_t first = 0, count = n, i;
 	uint64_t *s;
 	int rc;

@@ -16,6 +16,7 @@ static const char *const test_names[] = {
 	[VT_READ_LAT] = "read_lat", [VT_SEND_LAT] = "send_lat",
 	[VT_FADD_LAT] = "fadd_lat", [VT_CAS_LAT] = "cas_lat",
 	[VT_FADD_BW] = "fadd_bw",   [VT_CAS_BW] = "cas_bw",
+	[VT_UD_SEND_LAT] = "ud_send_lat",
 };
 
 enum vt_test vt_test_parse(const char *name)
@@ -36,7 +37,12 @@ const char *vt_test_name(enum vt_test t)
 bool vt_test_is_lat(enum vt_test t)
 {
 	return t == VT_WRITE_LAT || t == VT_READ_LAT || t == VT_SEND_LAT ||
-	       t == VT_FADD_LAT || t == VT_CAS_LAT;
+	       t == VT_FADD_LAT || t == VT_CAS_LAT || t == VT_UD_SEND_LAT;
+}
+
+bool vt_test_answers(enum vt_test t)
+{
+	return t == VT_WRITE_LAT || t == VT_SEND_LAT || t == VT_UD_SEND_LAT;
 }
 
 bool vt_test_is_atomic(enum vt_test t)
@@ -97,7 +103,8 @@ static int check_shape(const struct vt_params *p, char *err, size_t len)
 
 	if (!vt_test_name(p->test))
 		BAD("unknown test; tests: write_bw read_bw send_bw write_lat "
-		    "read_lat send_lat fadd_lat cas_lat fadd_bw cas_bw");
+		    "read_lat send_lat fadd_lat cas_lat fadd_bw cas_bw "
+		    "ud_send_lat");
 	if (p->qps < 1 || p->qps > 64)
 		BAD("--qps %u: valid range 1..64", p->qps);
 	if (lat && p->qps != 1)
@@ -106,6 +113,11 @@ static int check_shape(const struct vt_params *p, char *err, size_t len)
 		BAD("--size %u: atomics are 8 bytes", p->size);
 	if (p->size > (1u << 30))
 		BAD("--size %u: valid range 1..1073741824", p->size);
+	/* The path MTU is checked once both ports are known. */
+	if (p->test == VT_UD_SEND_LAT && p->size > VT_UD_MAX_SIZE)
+		BAD("--size %u: a UD message fits one MTU: valid range "
+		    "1..%u (at most the path MTU)",
+		    p->size, VT_UD_MAX_SIZE);
 	if (p->bidir && lat)
 		BAD("--bidirectional: supported for the bandwidth tests");
 	if (p->verify &&
@@ -218,9 +230,7 @@ void vt_params_apply(const struct vt_params *p, struct vt_used *u)
 	if (p->inline_size >= 0)
 		u->inline_size = (unsigned)p->inline_size;
 	else
-		u->inline_size =
-			p->test == VT_WRITE_LAT || p->test == VT_SEND_LAT ? 220
-									  : 0;
+		u->inline_size = vt_test_answers(p->test) ? 220 : 0;
 	u->bidir = p->bidir;
 	u->verify = p->verify;
 	u->ib_port = p->ib_port;

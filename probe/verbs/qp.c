@@ -4,7 +4,9 @@
  * split into a slot per QP (a receive half and a send half, so a latency
  * test never sends from the bytes the peer is writing), a send CQ, a
  * receive CQ, and RC QPs taken INIT -> RTR -> RTS the way rc_pingpong and
- * perftest do.
+ * perftest do; or, for UD latency, UD QPs (a Q_Key, no peer in the QP)
+ * and an address handle built from the peer's LID and GID, as ud_pingpong
+ * does.
  */
 #include "engine.h"
 
@@ -30,7 +32,7 @@ static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 				.max_recv_sge = 1,
 				.max_inline_data = e->cfg.inline_size,
 			},
-		.qp_type = IBV_QPT_RC,
+		.qp_type = e->cfg.ud ? IBV_QPT_UD : IBV_QPT_RC,
 	};
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -54,9 +56,16 @@ static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 	/* The provider may round the inline size; keep what it gave. */
 	if (ia.cap.max_inline_data < e->cfg.inline_size)
 		e->cfg.inline_size = ia.cap.max_inline_data;
-	rc = ibv_modify_qp(e->qp[i], &a,
-			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				   IBV_QP_ACCESS_FLAGS);
+	if (e->cfg.ud) {
+		a.qkey = VENG_QKEY;
+		rc = ibv_modify_qp(e->qp[i], &a,
+				   IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					   IBV_QP_PORT | IBV_QP_QKEY);
+	} else {
+		rc = ibv_modify_qp(e->qp[i], &a,
+				   IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	}
 	if (rc) {
 		snprintf(err, len, "ibv_modify_qp(INIT): %s", strerror(rc));
 		return -rc;
@@ -69,7 +78,10 @@ static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 
 static int make_buf(struct veng *e, char *err, size_t len)
 {
-	size_t half = e->cfg.size < 64 ? 64 : e->cfg.size;
+	size_t half = e->cfg.size + (e->cfg.ud ? VENG_GRH_BYTES : 0);
+
+	if (half < 64)
+		half = 64;
 
 	half = (half + 63) & ~(size_t)63;
 	e->stride = (2 * half + PAGE - 1) & ~(size_t)(PAGE - 1);
@@ -153,6 +165,8 @@ void veng_free(struct veng *e)
 	for (i = 0; e->qp && i < e->cfg.qps; i++)
 		if (e->qp[i])
 			ibv_destroy_qp(e->qp[i]);
+	if (e->ah)
+		ibv_destroy_ah(e->ah);
 	if (e->rcq)
 		ibv_destroy_cq(e->rcq);
 	if (e->scq)
@@ -182,6 +196,23 @@ void veng_endpoint(const struct veng *e, struct ctrl_endpoint *ep)
 	}
 }
 
+/* The path to the peer: RoCE always routes by GID, IB only off-subnet. */
+static void fill_ah(const struct veng *e, const struct ctrl_endpoint *r,
+		    unsigned sl, unsigned tclass, struct ibv_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->dlid = r->lid;
+	ah->sl = (uint8_t)sl;
+	ah->port_num = (uint8_t)e->dev->port;
+	if (e->dev->pattr.link_layer == IBV_LINK_LAYER_ETHERNET || !r->lid) {
+		ah->is_global = 1;
+		memcpy(ah->grh.dgid.raw, r->gid, 16);
+		ah->grh.sgid_index = (uint8_t)e->dev->gid_index;
+		ah->grh.hop_limit = 64;
+		ah->grh.traffic_class = (uint8_t)tclass;
+	}
+}
+
 static int to_rtr(struct veng *e, unsigned i, const struct ctrl_endpoint *r,
 		  enum ibv_mtu mtu, unsigned sl, unsigned tclass,
 		  unsigned dest_rd)
@@ -193,22 +224,9 @@ static int to_rtr(struct veng *e, unsigned i, const struct ctrl_endpoint *r,
 		.rq_psn = r->psn[i],
 		.max_dest_rd_atomic = (uint8_t)dest_rd,
 		.min_rnr_timer = 12,
-		.ah_attr =
-			{
-				.dlid = r->lid,
-				.sl = (uint8_t)sl,
-				.port_num = (uint8_t)e->dev->port,
-			},
 	};
 
-	/* RoCE always routes by GID; IB only needs a GRH off-subnet. */
-	if (e->dev->pattr.link_layer == IBV_LINK_LAYER_ETHERNET || !r->lid) {
-		a.ah_attr.is_global = 1;
-		memcpy(a.ah_attr.grh.dgid.raw, r->gid, 16);
-		a.ah_attr.grh.sgid_index = (uint8_t)e->dev->gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.grh.traffic_class = (uint8_t)tclass;
-	}
+	fill_ah(e, r, sl, tclass, &a.ah_attr);
 	return ibv_modify_qp(e->qp[i], &a,
 			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -233,6 +251,47 @@ static int to_rts(struct veng *e, unsigned i, unsigned rd)
 				     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* UD: RTR and RTS need no peer; the address handle carries it. */
+static int ud_connect(struct veng *e, const struct ctrl_endpoint *remote,
+		      enum ibv_mtu mtu, unsigned sl, unsigned tclass, char *err,
+		      size_t errlen)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR};
+	struct ibv_ah_attr ah;
+	unsigned i;
+	int rc;
+
+	if (e->cfg.size > veng_mtu_bytes(mtu)) {
+		snprintf(err, errlen,
+			 "--size %u: a UD message fits one MTU: valid range "
+			 "1..%u (the path MTU)",
+			 e->cfg.size, veng_mtu_bytes(mtu));
+		return -EMSGSIZE;
+	}
+	for (i = 0; i < e->cfg.qps; i++) {
+		a.qp_state = IBV_QPS_RTR;
+		rc = ibv_modify_qp(e->qp[i], &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = e->psn[i];
+		if (!rc)
+			rc = ibv_modify_qp(e->qp[i], &a,
+					   IBV_QP_STATE | IBV_QP_SQ_PSN);
+		if (rc) {
+			snprintf(err, errlen, "ibv_modify_qp(UD RTR/RTS): %s",
+				 strerror(rc));
+			return -rc;
+		}
+	}
+	fill_ah(e, remote, sl, tclass, &ah);
+	e->ah = ibv_create_ah(e->pd, &ah);
+	if (!e->ah) {
+		rc = errno ? errno : EINVAL;
+		snprintf(err, errlen, "ibv_create_ah: %s", strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
 int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
 		 enum ibv_mtu mtu, unsigned sl, unsigned tclass, unsigned rd,
 		 unsigned dest_rd, char *err, size_t errlen)
@@ -245,6 +304,8 @@ int veng_connect(struct veng *e, const struct ctrl_endpoint *remote,
 			 remote->nqps, e->cfg.qps);
 		return -EPROTO;
 	}
+	if (e->cfg.ud)
+		return ud_connect(e, remote, mtu, sl, tclass, err, errlen);
 	for (i = 0; i < e->cfg.qps; i++) {
 		rc = to_rtr(e, i, remote, mtu, sl, tclass, dest_rd);
 		if (rc) {
@@ -266,7 +327,7 @@ unsigned veng_rx_depth(enum vt_test test, const struct vt_used *u, bool client)
 {
 	unsigned d = 512;
 
-	if (test == VT_SEND_LAT)
+	if (test == VT_SEND_LAT || test == VT_UD_SEND_LAT)
 		return 4;
 	if (test != VT_SEND_BW || (client && !u->bidir))
 		return 0;
@@ -299,7 +360,7 @@ int veng_post_recv(struct veng *e, unsigned i)
 {
 	struct ibv_sge sge = {
 		.addr = (uint64_t)(uintptr_t)(e->buf + (size_t)i * e->stride),
-		.length = e->cfg.size,
+		.length = e->cfg.size + (e->cfg.ud ? VENG_GRH_BYTES : 0),
 		.lkey = e->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1};

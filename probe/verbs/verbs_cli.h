@@ -14,7 +14,8 @@ int verbs_cmd_serve(int argc, char **argv);
 	"run TEST --peer HOST[:PORT] [-d DEV] [-i PORT] [-x GID_INDEX | "      \
 	"--gid "                                                               \
 	"SEL] [--pkey-index N | --pkey VAL] [--sl N] [-m MTU] [-q QPS] "       \
-	"[-s SIZE] [-t DEPTH] [-n ITERS | -D SEC] [--inline N] [--cq-mod N] "  \
+	"[-s SIZE] [-t DEPTH] [-n ITERS | -D SEC [--margin SEC]] "             \
+	"[--inline N] [--cq-mod N] "                                           \
 	"[--post-list N] [-b] [--outs N] [--verify] [--secret-file F] "        \
 	"[--json]"
 #define VERBS_SERVE_USAGE                                                      \

@@ -28,7 +28,8 @@ enum vt_test {
 	VT_CAS_LAT,
 	VT_FADD_BW,
 	VT_CAS_BW,
-	VT_TEST_MAX = VT_CAS_BW,
+	VT_UD_SEND_LAT, /* unreliable datagram ping-pong, one MTU at most */
+	VT_TEST_MAX = VT_UD_SEND_LAT,
 };
 
 enum vt_gid_type {
@@ -223,6 +224,10 @@ enum vt_test vt_test_parse(const char *name);
 const char *vt_test_name(enum vt_test t);
 bool vt_test_is_lat(enum vt_test t);
 bool vt_test_is_atomic(enum vt_test t);
+/* Latency tests whose responder answers each round in kind (ping-pong). */
+bool vt_test_answers(enum vt_test t);
+/* A UD message fits one MTU: the largest MTU, the path's is checked later. */
+#define VT_UD_MAX_SIZE 4096u
 const char *vt_gid_type_name(enum vt_gid_type t);
 
 /*

@@ -4,7 +4,7 @@
 # probe-to-probe on rxe0 (ibpulse-probe serve --once, then run against
 # 127.0.0.1) and its JSON has status ok and plausible non-zero figures;
 # bidirectional SEND without receiver-not-ready NAKs; latency in duration
-# mode.
+# mode; UD send latency.
 #   test-lab-verbs.sh LAB_TOOL PROBE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -84,6 +84,23 @@ one read_lat -D 1 --margin 0.1
 one fadd_lat -D 1
 one cas_lat -D 1
 lab_ok "latency tests in duration mode"
+
+# UD send latency: iterations, duration, a full path MTU; and a message
+# bigger than the path MTU (1024 on rxe0 here) refused with the range.
+one ud_send_lat -n 300
+one ud_send_lat -D 1
+one ud_send_lat -n 100 -s 1024 --inline 0
+port=$((port + 1))
+timeout 120 "$PROBE" serve -p "$port" --once -d rxe0 >"$out.server" 2>&1 &
+server=$!
+lab_wait_listen "$port" 60 || lab_fail "serve does not listen"
+timeout 120 "$PROBE" run ud_send_lat --peer "127.0.0.1:$port" "${common[@]}" \
+	-n 100 -s 2048 >"$out.bad" 2>&1
+rc=$?
+wait "$server"
+[ "$rc" -eq 1 ] && grep -q "valid range 1..1024 (the path MTU)" "$out.bad" ||
+	lab_fail "UD above the MTU: status $rc: $(cat "$out.bad" "$out.server")"
+lab_ok "UD send latency; a UD message above the path MTU is refused"
 
 # Shared secret: the same on both sides runs; another one is refused.
 secret=$(mktemp /dev/shm/verbs-secret.XXXXXX)

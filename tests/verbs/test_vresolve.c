@@ -230,6 +230,33 @@ static void test_params_modes(void **state)
 	p.duration_s = 0.1;
 	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "--duration 0.1: valid range 0.2..86400"));
+
+	/* UD latency: a name, one MTU at most, ping-pong defaults. */
+	vt_params_default(&p);
+	p.test = vt_test_parse("ud_send_lat");
+	assert_int_equal(p.test, VT_UD_SEND_LAT);
+	assert_string_equal(vt_test_name(VT_UD_SEND_LAT), "ud_send_lat");
+	assert_true(vt_test_is_lat(p.test) && vt_test_answers(p.test));
+	assert_false(vt_test_is_atomic(p.test));
+	p.size = 4096;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), 0);
+	p.size = 4097;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--size 4097: a UD message fits one MTU: "
+				    "valid range 1..4096"));
+	p.size = 0;
+	vt_params_apply(&p, &u);
+	assert_int_equal(u.size, 2);
+	assert_int_equal(u.inline_size, 220);
+	assert_int_equal(u.iters, 1000);
+	p.qps = 2;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	p.qps = 1;
+	p.bidir = true;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), -EINVAL);
+	p.bidir = false;
+	p.duration_s = 1;
+	assert_int_equal(vt_params_check(&p, err, sizeof(err)), 0);
 }
 
 int main(int argc, char **argv)
