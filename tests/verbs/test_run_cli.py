@@ -33,10 +33,19 @@ def main():
     expect(rc == 2 and "--duration" in err, "bad -D exits 2", err)
     rc, out, err = run(probe, "write_bw", "--peer", "h", "--pkey", "0x8000")
     expect(rc == 2 and "--pkey" in err, "P_Key 0x8000 refused", err)
-    rc, out, err = run(probe, "write_lat", "--peer", "h", "-D", "2")
-    expect(rc == 2 and "--duration" in err, "latency tests take --iters", err)
+    rc, out, err = run(probe, "write_lat", "--peer", "h", "-D", "2",
+                       "--margin", "1")
+    expect(rc == 2 and "--margin 1: must be under half" in err,
+           "latency -D: a margin of half the duration leaves no window", err)
+    rc, out, err = run(probe, "send_lat", "--peer", "h", "-b")
+    expect(rc == 2 and "--bidirectional" in err,
+           "--bidirectional is for bandwidth tests", err)
+    rc, out, err = run(probe, "ud_send_lat", "--peer", "h", "-s", "8192")
+    expect(rc == 2 and "a UD message fits one MTU: valid range 1..4096"
+           in err, "a UD message above the largest MTU exits 2", err)
     rc, out, err = run(probe, "nosuch_bw", "--peer", "h")
-    expect(rc == 2 and "write_bw" in err, "unknown test lists the tests", err)
+    expect(rc == 2 and "write_bw" in err and "ud_send_lat" in err,
+           "unknown test lists the tests", err)
     rc, out, err = run(probe, "write_bw")
     expect(rc == 2 and "--peer" in err, "missing --peer", err)
     rc, out, err = run(probe, "write_bw", "--peer", "[::1", "--json")
