@@ -197,8 +197,16 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 	int rc, len;
 
 	rc = vdev_open(&cfg->dev, &s->dev, why, sizeof(why));
-	if (rc)
-		return refuse(s, rc, "the responder's device is not usable");
+	if (rc) {
+		/* The peer learns no more; our own log says what and why. */
+		ctrl_send_refuse(s->fd, s->version, rc,
+				 "the responder's device is not usable",
+				 vsess_deadline(s));
+		return vsess_fail(s, rc,
+				  "refused the client: device '%s' port %u "
+				  "is not usable: %s",
+				  cfg->dev.device, cfg->dev.ib_port, why);
+	}
 	vdev_endpoint(s->dev, &s->local);
 	s->remote = q->ep;
 	rc = vsess_agree(s, &s->local, &q->ep, why, sizeof(why));
