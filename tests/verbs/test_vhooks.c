@@ -105,6 +105,17 @@ static void *serve(void *arg)
 	return NULL;
 }
 
+/* Send the @n-byte message in @buf, then receive the answer into @buf. */
+static void round_trip(int fd, uint8_t *buf, int n, struct ctrl_hdr *h)
+{
+	assert_true(n > 0);
+	assert_int_equal(ctrl_send(fd, buf, (size_t)n, ctrl_now_ns() + STEP_NS,
+				   NULL),
+			 0);
+	assert_int_equal(ctrl_recv(fd, h, buf, ctrl_now_ns() + STEP_NS, NULL),
+			 0);
+}
+
 /* HELLO, CHALLENGE, REQUEST for @device/@port; the REFUSE's reason. */
 static int ask(int fd, const char *device, unsigned port, char *why,
 	       size_t len)
@@ -119,14 +130,8 @@ static int ask(int fd, const char *device, unsigned port, char *why,
 				 .iters = 100};
 	struct ctrl_refuse r;
 	struct ctrl_hdr h;
-	int n;
 
-	n = ctrl_hello_encode(&hello, buf, sizeof(buf));
-	assert_int_equal(ctrl_send(fd, buf, (size_t)n, ctrl_now_ns() + STEP_NS,
-				   NULL),
-			 0);
-	assert_int_equal(ctrl_recv(fd, &h, buf, ctrl_now_ns() + STEP_NS, NULL),
-			 0);
+	round_trip(fd, buf, ctrl_hello_encode(&hello, buf, sizeof(buf)), &h);
 	assert_int_equal(h.type, CTRL_CHALLENGE);
 	assert_int_equal(h.version, 2);
 	q.ep.pkey = 0xffff;
@@ -135,13 +140,7 @@ static int ask(int fd, const char *device, unsigned port, char *why,
 	q.ep.link_layer = 2;
 	ctrl_strlcpy(q.device, device, sizeof(q.device));
 	q.ib_port = (uint8_t)port;
-	n = ctrl_request_encode(&q, buf, sizeof(buf));
-	assert_true(n > 0);
-	assert_int_equal(ctrl_send(fd, buf, (size_t)n, ctrl_now_ns() + STEP_NS,
-				   NULL),
-			 0);
-	assert_int_equal(ctrl_recv(fd, &h, buf, ctrl_now_ns() + STEP_NS, NULL),
-			 0);
+	round_trip(fd, buf, ctrl_request_encode(&q, buf, sizeof(buf)), &h);
 	assert_int_equal(h.type, CTRL_REFUSE);
 	assert_int_equal(ctrl_refuse_decode(buf, h.len, &r), 0);
 	ctrl_strlcpy(why, r.reason, len);
