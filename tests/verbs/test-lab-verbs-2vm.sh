@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Cross-VM lab test of the verbs engine: two VMs, each with its own rxe0,
-# joined over qemu's UDP socket netdev. VM 1 answers two tests (serve
-# --once, twice); VM 2 runs write_bw and send_lat against it with the
-# default GID selection (RoCE v2, IPv4) and checks both results.
+# joined over qemu's UDP socket netdev. VM 1 answers five tests (serve
+# --once each); VM 2 runs write_bw, send_lat, bidirectional send_bw,
+# write_lat in duration mode and ud_send_lat against it with the default
+# GID selection (RoCE v2, IPv4) and checks the results.
 #   test-lab-verbs-2vm.sh LAB_TOOL PROBE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +20,7 @@ fi
 
 out=/dev/shm/verbs2
 if [ "$LAB_NODE" = 1 ]; then
-	for port in 18901 18902; do
+	for port in 18901 18902 18903 18904 18905; do
 		timeout 300 "$PROBE" serve --once -p "$port" -d rxe0 --json \
 			>"$out.server" 2>&1 || lab_fail "serve: $(cat "$out.server")"
 		python3 -c 'import json,sys
@@ -38,7 +39,7 @@ run() {
 	lab_retry 60 timeout 120 "$PROBE" run "$test" --peer "$LAB_PEER_IP:$port" \
 		-d rxe0 --no-pin --json "$@" >"$out.json" 2>"$out.err" ||
 		lab_fail "$test: $(cat "$out.err")"
-	python3 "$here/check-result.py" "$test" "$out.json" - ||
+	python3 "$here/check-result.py" "$test" "$out.json" - "$@" ||
 		lab_fail "$test: implausible result"
 	python3 - "$out.json" "$LAB_PEER_IP" <<'PY' || lab_fail "$test: $(cat "$out.json")"
 import json, sys
@@ -52,3 +53,7 @@ PY
 run 18901 write_bw -D 2 -q 2
 run 18902 send_lat -n 200
 lab_ok "write_bw and send_lat across two VMs"
+run 18903 send_bw -b -D 2 -q 2
+run 18904 write_lat -D 2
+run 18905 ud_send_lat -n 200
+lab_ok "bidirectional send_bw, write_lat -D and ud_send_lat across two VMs"
