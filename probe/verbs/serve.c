@@ -378,6 +378,7 @@ int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd, struct vt_result *res)
 		}
 	}
 	s.step_s = c.dev.timeout_s;
+	s.stop = c.stop; /* a stopping responder waits on no client */
 	s.secret = c.dev.secret;
 	s.secret_len = c.dev.secret_len;
 	rc = serve_session(&s, &c, &hk);

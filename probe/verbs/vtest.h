@@ -212,7 +212,8 @@ struct vt_serve_hooks {
 struct vt_serve_cfg {
 	struct vt_params dev; /* device, port, GID, P_Key, timeouts, secret */
 	struct vt_limits limits;
-	const volatile sig_atomic_t *stop; /* optional */
+	/* Optional: ends the loop, the tests and every control wait. */
+	const volatile sig_atomic_t *stop;
 	struct vt_serve_hooks hooks;
 };
 

@@ -10,7 +10,8 @@ host lacks, or one that is not ACTIVE, is refused naming the valid ones;
 one naming an ACTIVE port, or none (the default), passes admission (the
 refusal is then about the device, which the fixture does not have); a
 paused daemon refuses as paused; an unknown version is refused in v1 with
-the versions it speaks; the status counts the refusals.
+the versions it speaks; the status counts the refusals; a peer that
+connected and stays silent does not hold up SIGTERM.
 
 usage: test_daemon_proto.py PROBE FIXTURES_DIR
 """
@@ -19,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import daemonlib
@@ -51,7 +53,7 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
                     "[daemon]\ncounters_interval = 1\nduty_cycle = 1\n"
                     "responder_port = %d\nresponder_listen = 127.0.0.1\n"
                     "responder_device = mlx5_1\nresponder_ib_port = 1\n"
-                    "test_timeout = 2\nspool_dir = %s\n"
+                    "test_timeout = 30\nspool_dir = %s\n"
                     "control_socket = %s\n"
                     % (os.path.join(FIXTURES, "sysfs-mlx5"), self.port,
                        os.path.join(t, "spool"), self.sock))
@@ -126,6 +128,24 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
             v, mtype, p = recv_msg(s)
         self.assertEqual((v, mtype), (1, REFUSE))
         self.assertIn("version 3; this responder speaks 1..2", refusal(p)[1])
+
+    def test_sigterm_with_a_silent_peer(self):
+        # A peer that connected and says nothing holds a responder thread
+        # in the handshake (each step may wait test_timeout = 30 s); the
+        # stop flag ends that wait, so SIGTERM takes well under 30 s.
+        with socket.create_connection(("127.0.0.1", self.port),
+                                      timeout=30) as s:
+            self.wait_for(lambda: self.ctl("status") is not None, "status")
+            # Not for a pass, for a chance to fail: let the responder
+            # accept the connection and start waiting for HELLO.
+            time.sleep(0.3)
+            t0 = time.monotonic()
+            self.proc.terminate()
+            self.proc.wait(timeout=60)
+            took = time.monotonic() - t0
+            s.close()
+        self.assertEqual(self.proc.returncode, 0, self.daemon_log())
+        self.assertLess(took, 10, "SIGTERM took %.1f s" % took)
 
 
 if __name__ == "__main__":
