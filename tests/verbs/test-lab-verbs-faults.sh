@@ -43,15 +43,18 @@ flowing() {
 	return 1
 }
 
-# fault NAME PORT ACTION ERROR_RE: a 30 s write_bw, ACTION once traffic
-# flows; the client's error must match ERROR_RE.
+# fault NAME PORT ACTION ERROR_RE [TEST ARGS...]: a 30 s test (write_bw
+# -q 2 unless given), ACTION once traffic flows; the client's error must
+# match ERROR_RE.
 fault() {
 	local name=$1 port=$2 action=$3 re=$4 rc start end
+	shift 4
+	[ $# -gt 0 ] || set -- write_bw -q 2
 	"$PROBE" serve -p "$port" -d rxe0 --timeout 5 >"$out.server" 2>&1 &
 	server=$!
 	lab_wait_listen "$port" 60 || lab_fail "serve does not listen"
-	timeout 90 "$PROBE" run write_bw --peer "127.0.0.1:$port" -d rxe0 \
-		--no-pin -D 30 -q 2 --timeout 5 --json >"$out.json" 2>"$out.err" &
+	timeout 90 "$PROBE" run "$@" --peer "127.0.0.1:$port" -d rxe0 \
+		--no-pin -D 30 --timeout 5 --json >"$out.json" 2>"$out.err" &
 	client=$!
 	flowing 60 || lab_fail "$name: no traffic on rxe0: $(cat "$out.err")"
 	start=$(date +%s)
@@ -75,6 +78,12 @@ PY
 }
 
 fault "responder killed" 18801 'kill -9 $server' 'control connection|retry'
+# The new modes: credits stop a bidirectional SEND (the dead peer posts
+# no receives), and a latency test in duration mode spins on a dead peer.
+fault "responder killed, bidirectional send_bw" 18804 'kill -9 $server' \
+	'control connection|retry|no progress' send_bw -b -q 2
+fault "responder killed, write_lat -D" 18805 'kill -9 $server' \
+	'control connection|retry|no progress' write_lat
 fault "port down" 18802 'ip link set eth0 down' 'is now down|DOWN|retry'
 ip link set eth0 up
 wait_active 30 || lab_fail "rxe0 did not come back ACTIVE"
