@@ -243,8 +243,8 @@ static int post_some(struct bwctx *c, uint64_t now)
 			continue;
 		if (c->stopping) {
 			/* Close with a signaled request so the drain ends. */
-			if (!c->marks && (q->last_signaled ||
-					  q->posted == q->completed))
+			if (!c->marks &&
+			    (q->last_signaled || q->posted == q->completed))
 				continue;
 			n = 1;
 			force = true;
@@ -261,7 +261,8 @@ static int post_some(struct bwctx *c, uint64_t now)
 				c->tx.bins.start_ns = now;
 		}
 		rc = post_batch(c, i, (unsigned)n, force,
-				c->marks && (force || q->posted + n == c->target));
+				c->marks &&
+					(force || q->posted + n == c->target));
 		if (rc)
 			return rc;
 	}
@@ -506,7 +507,8 @@ static int bw_setup(struct bwctx *c, struct vrun *r, struct vt_side *out)
 		c->cr = calloc(n, sizeof(*c->cr));
 		if (!c->cr)
 			return -ENOMEM;
-		c->cr_step = r->e->cfg.rx_depth / 8 ? r->e->cfg.rx_depth / 8 : 1;
+		c->cr_step =
+			r->e->cfg.rx_depth / 8 ? r->e->cfg.rx_depth / 8 : 1;
 		for (i = 0; i < n; i++) {
 			c->cr[i].peer = veng_credit(r->e, i);
 			c->cr[i].src = veng_credit(r->e, i) + 1;

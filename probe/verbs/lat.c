@@ -229,7 +229,8 @@ static int lat_stats(struct vrun *r, const uint64_t *t, size_t n, double k,
 	if (r->duration_s > 0 && n)
 		count = vstats_lat_window(
 			t, n, t[0] + (uint64_t)(r->margin_s * 1e9 / k),
-			t[0] + (uint64_t)((r->duration_s - r->margin_s) * 1e9 / k),
+			t[0] + (uint64_t)((r->duration_s - r->margin_s) * 1e9 /
+					  k),
 			&first);
 	out->msgs = n;
 	out->bytes = (uint64_t)n * r->size;
@@ -269,8 +270,8 @@ int vlat_run(struct vrun *r, bool initiator, struct vt_side *out)
 	if (c.duration) {
 		double cap = r->duration_s * 2e6 + 1024;
 
-		c.max_rounds = cap < LAT_MAX_ROUNDS ? (uint32_t)cap
-						    : LAT_MAX_ROUNDS;
+		c.max_rounds =
+			cap < LAT_MAX_ROUNDS ? (uint32_t)cap : LAT_MAX_ROUNDS;
 		if (!initiator)
 			c.max_rounds = UINT32_MAX;
 	}

@@ -11,11 +11,11 @@
 #include <string.h>
 
 static const char *const test_names[] = {
-	[VT_WRITE_BW] = "write_bw", [VT_READ_BW] = "read_bw",
-	[VT_SEND_BW] = "send_bw",   [VT_WRITE_LAT] = "write_lat",
-	[VT_READ_LAT] = "read_lat", [VT_SEND_LAT] = "send_lat",
-	[VT_FADD_LAT] = "fadd_lat", [VT_CAS_LAT] = "cas_lat",
-	[VT_FADD_BW] = "fadd_bw",   [VT_CAS_BW] = "cas_bw",
+	[VT_WRITE_BW] = "write_bw",	  [VT_READ_BW] = "read_bw",
+	[VT_SEND_BW] = "send_bw",	  [VT_WRITE_LAT] = "write_lat",
+	[VT_READ_LAT] = "read_lat",	  [VT_SEND_LAT] = "send_lat",
+	[VT_FADD_LAT] = "fadd_lat",	  [VT_CAS_LAT] = "cas_lat",
+	[VT_FADD_BW] = "fadd_bw",	  [VT_CAS_BW] = "cas_bw",
 	[VT_UD_SEND_LAT] = "ud_send_lat",
 };
 

@@ -131,10 +131,10 @@ int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
 	rc = make_buf(e, err, errlen);
 	if (rc)
 		goto fail;
-	e->scq = ibv_create_cq(dev->ctx,
-			       (int)((cfg->tx_depth + VENG_CREDIT_WRS) * cfg->qps +
-				     1),
-			       NULL, NULL, 0);
+	e->scq = ibv_create_cq(
+		dev->ctx,
+		(int)((cfg->tx_depth + VENG_CREDIT_WRS) * cfg->qps + 1), NULL,
+		NULL, 0);
 	e->rcq = ibv_create_cq(
 		dev->ctx,
 		(int)((cfg->rx_depth ? cfg->rx_depth : 1) * cfg->qps + 1), NULL,
