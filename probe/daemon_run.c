@@ -249,12 +249,12 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 		p.secret_len = secret_len;
 	}
 	p.stop = &daemon_stop; /* SIGTERM ends the test: outcome aborted */
-	portctr_read(sysfs_root, job->device, job->ib_port, &before);
+	vt_portctr_read(sysfs_root, job->device, job->ib_port, &before);
 	if (job->selftest)
 		dtest_selftest(&p, res);
 	else
 		vt_run(&p, job->peer_address, job->peer_port, res);
-	portctr_read(sysfs_root, job->device, job->ib_port, &after);
+	vt_portctr_read(sysfs_root, job->device, job->ib_port, &after);
 	m.duration = daemon_mono() - t0;
 	m.aborted = daemon_stop;
 	outcome = dtest_outcome(res, m.aborted);
@@ -338,7 +338,6 @@ static void *run_thread(void *arg)
 struct resp_sess {
 	struct daemon *d;
 	uint8_t secret[sizeof(((struct daemon *)0)->secret)];
-	char root[256];
 	char device[PROBE_NAME_MAX]; /* the port taken, once admitted */
 	unsigned port;
 	bool taken;
@@ -358,7 +357,6 @@ static void resp_cfg(struct daemon *d, struct resp_sess *r,
 	p->ib_port = (unsigned)s->responder_ib_port;
 	p->timeout_s = s->test_timeout;
 	snprintf(p->sysfs_root, sizeof(p->sysfs_root), "%s", s->sysfs_root);
-	snprintf(r->root, sizeof(r->root), "%s", s->sysfs_root);
 	cfg->limits.max_size = (uint32_t)s->responder_max_size;
 	cfg->limits.max_qps = (unsigned)s->responder_max_qps;
 	cfg->limits.max_duration_s = s->responder_max_duration;
@@ -423,14 +421,6 @@ static int resp_admit(void *sess, const struct vt_serve_ask *ask,
 	return 0;
 }
 
-static int resp_counters(void *sess, const char *device, unsigned port,
-			 struct vt_portctr *c)
-{
-	struct resp_sess *r = sess;
-
-	return portctr_read(r->root, device, port, c);
-}
-
 static void resp_close(void *sess, bool admitted, const struct vt_result *res)
 {
 	struct resp_sess *r = sess;
@@ -477,7 +467,6 @@ static void resp_setup(struct daemon *d)
 	c->hooks = (struct vt_serve_hooks){.arg = d,
 					   .open = resp_open,
 					   .admit = resp_admit,
-					   .counters = resp_counters,
 					   .close = resp_close};
 }
 

@@ -18,69 +18,6 @@
 #include <unistd.h>
 
 #include "ctrl.h"
-#include "sysfs.h"
-
-static int portctr_get(const char *root, const char *dev, unsigned port,
-		       const char *dir, const char *name, uint64_t *v)
-{
-	char path[512], text[64], *end;
-	unsigned long long x;
-
-	if (sysfs_path(path, sizeof(path),
-		       "%s/class/infiniband/%s/ports/%u/%s/%s", root, dev, port,
-		       dir, name) ||
-	    sysfs_read(path, text, sizeof(text), SYSFS_QUIET_ALL))
-		return -ENOENT;
-	errno = 0;
-	x = strtoull(text, &end, 0);
-	if (errno || end == text)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
-int portctr_read(const char *root, const char *dev, unsigned port,
-		 struct vt_portctr *c)
-{
-	static const char *const cnp[] = {"np_cnp_sent", "rp_cnp_handled",
-					  "np_ecn_marked_roce_packets"};
-	uint64_t a, b;
-
-	memset(c, 0, sizeof(*c));
-	if (!portctr_get(root, dev, port, "counters", "port_xmit_data", &a) &&
-	    !portctr_get(root, dev, port, "counters", "port_rcv_data", &b)) {
-		c->has_bytes = true;
-		c->xmit_bytes = a * 4; /* 4-octet words */
-		c->rcv_bytes = b * 4;
-	}
-	if (!portctr_get(root, dev, port, "counters", "port_xmit_packets",
-			 &a) &&
-	    !portctr_get(root, dev, port, "counters", "port_rcv_packets", &b)) {
-		c->has_pkts = true;
-	} else if (!portctr_get(root, dev, port, "hw_counters", "sent_pkts",
-				&a) &&
-		   !portctr_get(root, dev, port, "hw_counters", "rcvd_pkts",
-				&b)) {
-		c->has_pkts = true;
-	}
-	if (c->has_pkts) {
-		c->xmit_pkts = a;
-		c->rcv_pkts = b;
-	}
-	if (!portctr_get(root, dev, port, "counters", "port_xmit_wait", &a)) {
-		c->has_wait = true;
-		c->xmit_wait = a;
-	}
-	for (size_t i = 0; i < 3; i++) {
-		if (!portctr_get(root, dev, port, "hw_counters", cnp[i], &a)) {
-			c->has_cnp = true;
-			c->cnp += a;
-		}
-	}
-	return c->has_bytes || c->has_pkts || c->has_wait || c->has_cnp
-		       ? 0
-		       : -ENOENT;
-}
 
 bool dtest_busy(const struct vt_portctr *d, const struct dtest_load *t,
 		double tol, char *why, size_t len)

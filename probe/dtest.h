@@ -31,14 +31,6 @@ struct dtest_job {
 	double deadline; /* epoch seconds; 0: none */
 };
 
-/*
- * Read @device/@port's counters under @sysfs_root (port_xmit_data and
- * port_rcv_data converted from 4-octet words to bytes); absent ones are
- * unset. 0, or -ENOENT when the port has none of them.
- */
-int portctr_read(const char *sysfs_root, const char *device, unsigned port,
-		 struct vt_portctr *c);
-
 /* What the test itself moved through a port, both directions. */
 struct dtest_load {
 	uint64_t bytes;

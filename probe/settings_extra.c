@@ -30,8 +30,9 @@ static const struct probe_profile builtin_profiles[] = {
 };
 
 static const char *const profile_tests[] = {
-	"write_bw", "read_bw",	"send_bw", "write_lat", "read_lat",
-	"send_lat", "fadd_lat", "cas_lat", "fadd_bw",	"cas_bw",
+	"write_bw", "read_bw", "send_bw", "write_lat",	 "read_lat",
+	"send_lat", "fadd_lat", "cas_lat", "ud_send_lat", "fadd_bw",
+	"cas_bw",
 };
 
 static int copy_name(char *dst, size_t size, const char *v, const char *what,
@@ -212,7 +213,7 @@ static int parse_profile_test(struct probe_profile *p, const char *v, char *err,
 	snprintf(err, errlen,
 		 "profile %s: test: '%s' is not one of write_bw, read_bw, "
 		 "send_bw, write_lat, read_lat, send_lat, fadd_lat, cas_lat, "
-		 "fadd_bw, cas_bw",
+		 "ud_send_lat, fadd_bw, cas_bw",
 		 p->name, v);
 	return -EINVAL;
 }

@@ -183,6 +183,8 @@ enum {
 	OPT_MAX_CONC,
 	OPT_ONCE,
 	OPT_VERIFY,
+	OPT_PEER_DEVICE,
+	OPT_PEER_IB_PORT,
 };
 
 static const struct option long_opts[] = {
@@ -213,6 +215,8 @@ static const struct option long_opts[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"sysfs-root", required_argument, NULL, OPT_SYSFS},
 	{"peer", required_argument, NULL, OPT_PEER},
+	{"peer-device", required_argument, NULL, OPT_PEER_DEVICE},
+	{"peer-ib-port", required_argument, NULL, OPT_PEER_IB_PORT},
 	{"no-pin", no_argument, NULL, OPT_NO_PIN},
 	{"bind", required_argument, NULL, OPT_BIND},
 	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
@@ -321,6 +325,7 @@ static const struct num_opt num_opts[] = {
 	{OPT_POST_LIST, false, NUM_UINT, 1, 1024, P(post_list)},
 	{OPT_OUTS, false, NUM_UINT, 1, 255, P(rd_atomic)},
 	{OPT_INTERVAL, false, NUM_DBL, 0.001, 60, P(interval_s)},
+	{OPT_PEER_IB_PORT, false, NUM_UINT, 1, 254, P(peer_ib_port)},
 	{OPT_MAX_SIZE, true, NUM_U32, 1, 1u << 30, L(max_size)},
 	{OPT_MAX_QPS, true, NUM_UINT, 1, 64, L(max_qps)},
 	{OPT_MAX_DURATION, true, NUM_DBL, 0.2, 86400, L(max_duration_s)},
@@ -382,6 +387,14 @@ static int opt_other(struct cli_opts *o, int opt, const char *a, bool serve)
 	}
 	if (!serve && opt == OPT_PEER)
 		return split_peer(a, o);
+	if (!serve && opt == OPT_PEER_DEVICE) {
+		if (!*a || strlen(a) > CTRL_DEV_MAX || !ctrl_dev_name_ok(a))
+			return bad("--peer-device", a,
+				   "a device name of 1 to 63 characters of "
+				   "[A-Za-z0-9_.-]");
+		ctrl_strlcpy(o->p.peer_device, a, sizeof(o->p.peer_device));
+		return 0;
+	}
 	return opt_num(o, opt, a, serve);
 }
 

@@ -343,8 +343,7 @@ static void r_endpoint(struct rd *r, struct ctrl_endpoint *e)
 	}
 }
 
-/* A device name as the kernel forms them, so it can go into a path. */
-static bool dev_name_ok(const char *s)
+bool ctrl_dev_name_ok(const char *s)
 {
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' &&
@@ -371,7 +370,7 @@ int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap)
 	w_endpoint(&w, &m->ep);
 	if (version >= 2) {
 		if (strnlen(m->device, sizeof(m->device)) > CTRL_DEV_MAX ||
-		    !dev_name_ok(m->device) || m->ib_port == 255)
+		    !ctrl_dev_name_ok(m->device) || m->ib_port == 255)
 			return -EINVAL;
 		w_str(&w, m->device, CTRL_DEV_MAX);
 		w_u8(&w, m->ib_port);
@@ -403,7 +402,7 @@ int ctrl_request_decode(const uint8_t *p, size_t len, unsigned version,
 	if (version >= 2) {
 		r_str(&r, m->device, CTRL_DEV_MAX);
 		m->ib_port = r_u8(&r);
-		if (!r.err && (!dev_name_ok(m->device) || m->ib_port == 255))
+		if (!r.err && (!ctrl_dev_name_ok(m->device) || m->ib_port == 255))
 			return -EBADMSG;
 	}
 	r_bytes(&r, m->mac, CTRL_MAC_LEN);

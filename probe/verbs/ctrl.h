@@ -25,6 +25,7 @@
 #define IBPULSE_VERBS_CTRL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -199,6 +200,9 @@ void ctrl_hdr_set_version(uint8_t *msg, unsigned version);
 
 /* Copy a string, truncating to @len - 1 bytes; always NUL-terminated. */
 void ctrl_strlcpy(char *dst, const char *src, size_t len);
+
+/* A device name as the kernel forms them ([A-Za-z0-9_.-]), safe in a path. */
+bool ctrl_dev_name_ok(const char *s);
 
 /* Name of a message type for logs ("REQUEST"), "?" when unknown. */
 const char *ctrl_type_name(int type);

@@ -68,6 +68,27 @@ static void table_lat(FILE *f, const struct vt_side *s, uint32_t size)
 		l->p999_s * 1e6);
 }
 
+/* The responder port's counter rises over the test, those it has. */
+static void table_ctr(FILE *f, const struct vt_portctr *c)
+{
+	fprintf(f, " responder port over the test:");
+	if (c->has_bytes)
+		fprintf(f, " xmit %.1f MiB, rcv %.1f MiB;",
+			(double)c->xmit_bytes / 1048576.0,
+			(double)c->rcv_bytes / 1048576.0);
+	if (c->has_pkts)
+		fprintf(f, " xmit %llu, rcv %llu packets;",
+			(unsigned long long)c->xmit_pkts,
+			(unsigned long long)c->rcv_pkts);
+	if (c->has_wait)
+		fprintf(f, " xmit_wait %llu;",
+			(unsigned long long)c->xmit_wait);
+	if (c->has_cnp)
+		fprintf(f, " congestion notifications %llu;",
+			(unsigned long long)c->cnp);
+	fputc('\n', f);
+}
+
 void vout_table(FILE *f, enum vt_test test, const struct vt_result *res)
 {
 	const struct vt_used *u = &res->used;
@@ -98,6 +119,8 @@ void vout_table(FILE *f, enum vt_test test, const struct vt_result *res)
 			table_bw(f, "sum", &sum, u->size);
 		}
 	}
+	if (res->has_remote_ctr)
+		table_ctr(f, &res->remote_ctr);
 	fprintf(f, "---------------------------------------------------------"
 		   "------------------------------\n");
 	if (res->status)
@@ -177,6 +200,32 @@ static json_t *json_params(const struct vt_used *u)
 	return o;
 }
 
+/* Counter rises as JSON: only those the port has. */
+static json_t *json_ctr(const struct vt_portctr *c)
+{
+	json_t *o = json_object();
+
+	if (c->has_bytes) {
+		json_object_set_new(o, "xmit_bytes",
+				    json_integer((json_int_t)c->xmit_bytes));
+		json_object_set_new(o, "rcv_bytes",
+				    json_integer((json_int_t)c->rcv_bytes));
+	}
+	if (c->has_pkts) {
+		json_object_set_new(o, "xmit_packets",
+				    json_integer((json_int_t)c->xmit_pkts));
+		json_object_set_new(o, "rcv_packets",
+				    json_integer((json_int_t)c->rcv_pkts));
+	}
+	if (c->has_wait)
+		json_object_set_new(o, "xmit_wait",
+				    json_integer((json_int_t)c->xmit_wait));
+	if (c->has_cnp)
+		json_object_set_new(o, "congestion_notifications",
+				    json_integer((json_int_t)c->cnp));
+	return o;
+}
+
 int vout_json(FILE *f, enum vt_test test, const char *role,
 	      const struct vt_result *res, int compact)
 {
@@ -214,6 +263,10 @@ int vout_json(FILE *f, enum vt_test test, const char *role,
 				  "bw_min_bytes_per_second", sum.bw_min_Bps,
 				  "message_rate_per_second", sum.msg_rate));
 	}
+	/* Both roles: the responder's port (its own, or from RESULT). */
+	json_object_set_new(o, "responder_port_counters",
+			    res->has_remote_ctr ? json_ctr(&res->remote_ctr)
+						: json_null());
 	rc = json_dumpf(o, f, compact ? JSON_COMPACT : JSON_INDENT(2));
 	fputc('\n', f);
 	json_decref(o);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reads a port's GID and P_Key tables from sysfs and resolves selectors and
- * values to indexes. Kept free of libibverbs so fixture trees can stand in
- * for real devices in unit tests.
+ * values to indexes, and reads the port counters that tell a busy link.
+ * Kept free of libibverbs so fixture trees can stand in for real devices
+ * in unit tests.
  */
 #include "resolve.h"
 
@@ -35,6 +36,74 @@ static int read_attr(const char *path, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return 0;
+}
+
+/* One counter file of @dev/@port under @dir ("counters", "hw_counters"). */
+static int portctr_get(const char *root, const char *dev, unsigned port,
+		       const char *dir, const char *name, uint64_t *v)
+{
+	char path[512], text[64], *end;
+	unsigned long long x;
+	int n = snprintf(path, sizeof(path),
+			 "%s/class/infiniband/%s/ports/%u/%s/%s", root, dev,
+			 port, dir, name);
+
+	if (n < 0 || (size_t)n >= sizeof(path) ||
+	    read_attr(path, text, sizeof(text)))
+		return -ENOENT;
+	errno = 0;
+	x = strtoull(text, &end, 0);
+	if (errno || end == text)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* Both counters of a pair, or neither. */
+static bool portctr_pair(const char *root, const char *dev, unsigned port,
+			 const char *dir, const char *const name[2],
+			 uint64_t *a, uint64_t *b)
+{
+	return !portctr_get(root, dev, port, dir, name[0], a) &&
+	       !portctr_get(root, dev, port, dir, name[1], b);
+}
+
+int vt_portctr_read(const char *root, const char *dev, unsigned port,
+		    struct vt_portctr *c)
+{
+	static const char *const data[2] = {"port_xmit_data", "port_rcv_data"};
+	static const char *const pkts[2] = {"port_xmit_packets",
+					    "port_rcv_packets"};
+	static const char *const hw_pkts[2] = {"sent_pkts", "rcvd_pkts"};
+	static const char *const cnp[] = {"np_cnp_sent", "rp_cnp_handled",
+					  "np_ecn_marked_roce_packets"};
+	uint64_t a, b;
+
+	memset(c, 0, sizeof(*c));
+	if (portctr_pair(root, dev, port, "counters", data, &a, &b)) {
+		c->has_bytes = true;
+		c->xmit_bytes = a * 4; /* 4-octet words */
+		c->rcv_bytes = b * 4;
+	}
+	if (portctr_pair(root, dev, port, "counters", pkts, &a, &b) ||
+	    portctr_pair(root, dev, port, "hw_counters", hw_pkts, &a, &b)) {
+		c->has_pkts = true;
+		c->xmit_pkts = a;
+		c->rcv_pkts = b;
+	}
+	if (!portctr_get(root, dev, port, "counters", "port_xmit_wait", &a)) {
+		c->has_wait = true;
+		c->xmit_wait = a;
+	}
+	for (size_t i = 0; i < sizeof(cnp) / sizeof(*cnp); i++) {
+		if (!portctr_get(root, dev, port, "hw_counters", cnp[i], &a)) {
+			c->has_cnp = true;
+			c->cnp += a;
+		}
+	}
+	return c->has_bytes || c->has_pkts || c->has_wait || c->has_cnp
+		       ? 0
+		       : -ENOENT;
 }
 
 static int parse_index(const char *name, unsigned max, unsigned *out)

@@ -23,6 +23,7 @@
 /* The hooks of one client's session and what they need to remember. */
 struct serve_hk {
 	const struct vt_serve_hooks *h;
+	const char *sysfs_root; /* for counters without a hook */
 	void *sess;
 	bool admitted;
 	bool has_before;
@@ -285,10 +286,12 @@ static void counters(struct vsess *s, struct serve_hk *hk, bool after)
 	struct vt_portctr now;
 
 	/* Only v2 carries them. */
-	if (!hk->h->counters || !s->dev || s->version < 2 ||
-	    (after && !hk->has_before))
+	if (!s->dev || s->version < 2 || (after && !hk->has_before))
 		return;
-	if (hk->h->counters(hk->sess, s->dev->name, s->dev->port, &now))
+	if (hk->h->counters
+		    ? hk->h->counters(hk->sess, s->dev->name, s->dev->port, &now)
+		    : vt_portctr_read(hk->sysfs_root, s->dev->name, s->dev->port,
+				      &now))
 		return;
 	if (!after) {
 		hk->before = now;
@@ -377,6 +380,7 @@ int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd, struct vt_result *res)
 			return rc;
 		}
 	}
+	hk.sysfs_root = c.dev.sysfs_root;
 	s.step_s = c.dev.timeout_s;
 	s.stop = c.stop; /* a stopping responder waits on no client */
 	s.secret = c.dev.secret;

@@ -11,7 +11,8 @@ int verbs_cmd_run(int argc, char **argv);
 int verbs_cmd_serve(int argc, char **argv);
 
 #define VERBS_RUN_USAGE                                                        \
-	"run TEST --peer HOST[:PORT] [-d DEV] [-i PORT] [-x GID_INDEX | "      \
+	"run TEST --peer HOST[:PORT] [--peer-device DEV] [--peer-ib-port N] "  \
+	"[-d DEV] [-i PORT] [-x GID_INDEX | "                                  \
 	"--gid "                                                               \
 	"SEL] [--pkey-index N | --pkey VAL] [--sl N] [-m MTU] [-q QPS] "       \
 	"[-s SIZE] [-t DEPTH] [-n ITERS | -D SEC [--margin SEC]] "             \

@@ -102,6 +102,14 @@ struct vt_portctr {
 	uint64_t cnp;
 };
 
+/*
+ * vt_portctr_read() - @device/@port's counters under @sysfs_root
+ * (counters/ and hw_counters/; data counters turned into bytes). Absent
+ * ones stay unset; -ENOENT when the port has none of them.
+ */
+int vt_portctr_read(const char *sysfs_root, const char *device, unsigned port,
+		    struct vt_portctr *c);
+
 /* @d = @after - @before per counter both have; a reset counts 0. */
 void vt_portctr_delta(const struct vt_portctr *before,
 		      const struct vt_portctr *after, struct vt_portctr *d);
@@ -201,7 +209,8 @@ struct vt_serve_hooks {
 	/*
 	 * Read @device/@port's counters: once when the QPs are connected,
 	 * once when the client's DONE arrived; the deltas go back in a v2
-	 * RESULT. 0 or negative errno (then no counters are sent).
+	 * RESULT. 0 or negative errno (then no counters are sent). NULL:
+	 * vt_portctr_read() under dev.sysfs_root.
 	 */
 	int (*counters)(void *sess, const char *device, unsigned port,
 			struct vt_portctr *c);

@@ -103,6 +103,14 @@ static void test_sections(void **state)
 	assert_string_equal(p->gid, "v2");
 	assert_int_equal(p->sl, 3);
 	probe_settings_free(&s);
+	/* UD latency is a profile test too (cheap enough to run often). */
+	assert_int_equal(load("[profile ud]\ntest = ud_send_lat\nsize = 64\n",
+			      &s, err, sizeof(err)),
+			 0);
+	p = probe_profile_find(&s, "ud");
+	assert_non_null(p);
+	assert_string_equal(p->test, "ud_send_lat");
+	probe_settings_free(&s);
 }
 
 static void test_bad_values(void **state)

@@ -95,6 +95,16 @@ def main():
         print("ok: %s %.1f MiB/s (min %.1f, peak %.1f), %.0f msg/s" %
               (test, avg / 2**20, lo / 2**20, hi / 2**20,
                c["message_rate_per_second"]))
+    # The responder reads its port's counters around the test (protocol v2);
+    # one VM: client and responder share rxe0, whose hw_counters count
+    # packets both ways, at least one per message.
+    ctr = doc.get("responder_port_counters")
+    if not ctr or "rcv_packets" not in ctr:
+        fail("no responder port counters: %r" % (ctr,))
+    moved = ctr["rcv_packets"] + ctr["xmit_packets"]
+    if moved < c["messages"]:
+        fail("responder port moved %d packets for %d messages" %
+             (moved, c["messages"]))
     if spath == "-":
         return
     with open(spath) as f:

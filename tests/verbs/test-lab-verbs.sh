@@ -102,6 +102,21 @@ wait "$server"
 	lab_fail "UD above the MTU: status $rc: $(cat "$out.bad" "$out.server")"
 lab_ok "UD send latency; a UD message above the path MTU is refused"
 
+# The responder's port named by the client (control protocol v2): its own
+# is served, another is refused with the one it serves.
+one write_bw -n 200 --peer-device rxe0 --peer-ib-port 1
+port=$((port + 1))
+timeout 120 "$PROBE" serve -p "$port" --once -d rxe0 >"$out.server" 2>&1 &
+server=$!
+lab_wait_listen "$port" 60 || lab_fail "serve does not listen"
+timeout 120 "$PROBE" run write_bw --peer "127.0.0.1:$port" "${common[@]}" \
+	-n 100 --peer-device mlx5_9 >"$out.bad" 2>&1
+rc=$?
+wait "$server"
+[ "$rc" -eq 1 ] && grep -q "no device mlx5_9 here: this responder serves rxe0 port 1" "$out.bad" ||
+	lab_fail "--peer-device mlx5_9: status $rc: $(cat "$out.bad" "$out.server")"
+lab_ok "the responder's port named by the client; another refused naming its own"
+
 # Shared secret: the same on both sides runs; another one is refused.
 secret=$(mktemp /dev/shm/verbs-secret.XXXXXX)
 other=$(mktemp /dev/shm/verbs-other.XXXXXX)

@@ -50,6 +50,16 @@ def main():
     expect(rc == 2 and "--peer" in err, "missing --peer", err)
     rc, out, err = run(probe, "write_bw", "--peer", "[::1", "--json")
     expect(rc == 2 and "--peer" in err, "malformed --peer", err)
+    rc, out, err = run(probe, "write_bw", "--peer", "h", "--peer-ib-port", "255")
+    expect(rc == 2 and "--peer-ib-port" in err and "1..254" in err,
+           "bad --peer-ib-port exits 2 naming the range", err)
+    rc, out, err = run(probe, "write_bw", "--peer", "h", "--peer-device", "../x")
+    expect(rc == 2 and "--peer-device" in err and "[A-Za-z0-9_.-]" in err,
+           "a --peer-device that is not a device name exits 2", err)
+    p = subprocess.run([probe, "serve", "--peer-device", "mlx5_0"],
+                       capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 2 and "does not apply" in p.stderr,
+           "--peer-device is a client option", p.stderr)
 
     rc, out, err = run(probe, "write_bw", "--peer", "127.0.0.1:1", "--json",
                        "--no-pin", "--timeout", "2")
