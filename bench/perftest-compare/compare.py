@@ -28,6 +28,10 @@ CASES = [
      ["-s", "65536", "-q", "2", "-n", "300"], "bw"),
     ("send_bw 64 KiB, MiB/s", "ib_send_bw", "send_bw",
      ["-s", "65536", "-q", "2", "-n", "300"], "bw"),
+    ("write_bw -b 64 KiB sum, MiB/s", "ib_write_bw", "write_bw",
+     ["-s", "65536", "-q", "2", "-n", "300", "-b"], "bwsum"),
+    ("send_bw -b 64 KiB sum, MiB/s", "ib_send_bw", "send_bw",
+     ["-s", "65536", "-q", "2", "-n", "300", "-b"], "bwsum"),
     ("write_bw 64 B, Mmsg/s", "ib_write_bw", "write_bw",
      ["-s", "64", "-q", "2", "-n", "20000"], "rate"),
     ("write_lat 2 B median, us", "ib_write_lat", "write_lat",
@@ -100,11 +104,11 @@ def perftest(binary, flags, metric):
     rows = [r for r in rows if len(r) >= 5 and r[0].isdigit()
             and r[1].isdigit()]
     r = rows[-1]
-    if float(r[3]) == 0 and metric in ("bw", "rate"):
+    if float(r[3]) == 0 and metric in ("bw", "bwsum", "rate"):
         print("note: perftest reported zero: %s" % " ".join(r),
               file=sys.stderr)
-    if metric == "bw":
-        return float(r[3])
+    if metric in ("bw", "bwsum"):
+        return float(r[3])  # with -b perftest prints both directions' sum
     if metric == "rate":
         return float(r[4])
     if metric == "lat":
@@ -128,6 +132,8 @@ def ibpulse(probe, test, flags, metric):
     c = d["client"]
     if metric == "bw":
         return c["bw_average_bytes_per_second"] / 2**20
+    if metric == "bwsum":
+        return d["sum"]["bw_average_bytes_per_second"] / 2**20
     if metric == "rate":
         return c["message_rate_per_second"] / 1e6
     if metric == "lat":
