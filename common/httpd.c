@@ -112,6 +112,28 @@ enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
 			  len + 1, NULL);
 }
 
+int httpd_get_gate(struct MHD_Connection *c, const char *method,
+		   size_t *upload_data_size, void **con_cls,
+		   enum MHD_Result *ret)
+{
+	*ret = MHD_YES;
+	if (!*con_cls) {
+		*con_cls = c; /* any non-NULL: headers seen */
+		return 0;
+	}
+	if (*upload_data_size) { /* GET has no body; drop any */
+		*upload_data_size = 0;
+		return 0;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		*ret = httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "method not allowed: use GET");
+		return 0;
+	}
+	return 1;
+}
+
 const char *httpd_header(struct MHD_Connection *c, const char *name)
 {
 	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);

@@ -47,6 +47,17 @@ enum MHD_Result httpd_send(struct MHD_Connection *c, unsigned status,
 enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
 			   const char *msg);
 
+/*
+ * httpd_get_gate() - the start every GET-only handler shares: 1 when the
+ * request is whole and its method GET or HEAD (answer it now); 0 with
+ * *@ret what the handler returns (MHD_YES to read on, or the 405 sent).
+ * Answering only once the whole request is in keeps keep-alive working:
+ * a response queued on the first call makes MHD close the connection.
+ */
+int httpd_get_gate(struct MHD_Connection *c, const char *method,
+		   size_t *upload_data_size, void **con_cls,
+		   enum MHD_Result *ret);
+
 /* A request header's value, NULL when absent. */
 const char *httpd_header(struct MHD_Connection *c, const char *name);
 

@@ -108,24 +108,10 @@ static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 				     size_t *upload_data_size, void **con_cls)
 {
 	struct server *s = cls;
+	enum MHD_Result ret;
 
-	/*
-	 * Answer on the second call, once MHD has read the whole request:
-	 * a response queued on the first call makes MHD close the
-	 * connection instead of keeping it alive for the next scrape.
-	 */
-	if (!*con_cls) {
-		*con_cls = s; /* any non-NULL: headers seen */
-		return MHD_YES;
-	}
-	if (*upload_data_size) { /* GET has no body; drop any */
-		*upload_data_size = 0;
-		return MHD_YES;
-	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-				   "method not allowed: use GET");
+	if (!httpd_get_gate(c, method, upload_data_size, con_cls, &ret))
+		return ret;
 	if (!strcmp(url, "/metrics"))
 		return server_metrics(s, c);
 	if (!strcmp(url, "/healthz"))

@@ -98,22 +98,12 @@ static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
 				  size_t *upload_data_size, void **con_cls)
 {
 	struct pmetrics_server *s = cls;
+	enum MHD_Result ret;
 
 	(void)version;
 	(void)upload_data;
-	/* Answer once the whole request is in, so keep-alive works. */
-	if (!*con_cls) {
-		*con_cls = s;
-		return MHD_YES;
-	}
-	if (*upload_data_size) { /* GET has no body; drop any */
-		*upload_data_size = 0;
-		return MHD_YES;
-	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-				"method not allowed: use GET");
+	if (!httpd_get_gate(c, method, upload_data_size, con_cls, &ret))
+		return ret;
 	if (!strcmp(url, "/metrics"))
 		return pms_metrics(s, c);
 	return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
