@@ -23,6 +23,14 @@ def free_port():
 
 
 class DaemonMixin:
+    def stop_daemon(self):
+        """For tearDown: kill the daemon if it still runs, close its log."""
+        if getattr(self, "proc", None) and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if getattr(self, "log", None):
+            self.log.close()
+
     def daemon_log(self):
         self.log.flush()
         self.log.seek(0)

@@ -143,11 +143,7 @@ class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
         self.wait_for(lambda: os.path.exists(self.sock), "control socket")
 
     def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if getattr(self, "log", None):
-            self.log.close()
+        self.stop_daemon()
         self.srv.shutdown()
         self.srv.server_close()
         self.tmp.cleanup()

@@ -67,10 +67,7 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
                       "three ports in the status")
 
     def tearDown(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
+        self.stop_daemon()
         self.tmp.cleanup()
 
     def ask(self, version, device="", port=0):

@@ -237,10 +237,7 @@ class Served(Base, daemonlib.DaemonMixin):
         self.url = "http://127.0.0.1:%s" % port
 
     def tearDown(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
+        self.stop_daemon()
         self.tmp.cleanup()
 
     def wait_log(self, pattern):
