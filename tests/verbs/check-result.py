@@ -35,7 +35,9 @@ def check_duration_lat(doc, args):
     if p["iterations"] != c["messages"]:
         fail("parameters.iterations %r is not the %r rounds done" %
              (p["iterations"], c["messages"]))
-    if not 0.9 * d <= c["elapsed_seconds"] <= 1.5 * d:
+    # The run ends on CLOCK_MONOTONIC (looked at every 10 ms), not on the
+    # TSC rate calibrated over 10 ms, which a loaded host can skew by 15%.
+    if not 0.98 * d <= c["elapsed_seconds"] <= 1.5 * d:
         fail("elapsed %r s for a %r s run" % (c["elapsed_seconds"], d))
     print("ok: %d rounds in %.2f s, %d samples in the window" %
           (c["messages"], c["elapsed_seconds"], n))
