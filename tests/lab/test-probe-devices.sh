@@ -17,6 +17,24 @@ if [ -z "${LAB:-}" ]; then
 	lab_run "$1" --timeout 300 -- bash "$here/test-probe-devices.sh" "$1" "$build"
 fi
 
+# The GID table grows while the guest's network settles (a fec0:: address
+# from qemu's router advertisement comes a few seconds after boot): wait
+# until it has not changed for 2 s, so the probe and the check read the same.
+gids() { cat /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null; }
+prev=$(gids)
+stable=0
+for _ in $(seq 1 40); do
+	sleep 0.5
+	cur=$(gids)
+	if [ "$cur" = "$prev" ]; then
+		stable=$((stable + 1))
+		[ "$stable" -ge 4 ] && break
+	else
+		stable=0
+		prev=$cur
+	fi
+done
+
 "$probe" devices --json >/tmp/devices.json || lab_fail "ibpulse-probe devices --json failed"
 python3 "$here/labcheck.py" devices /tmp/devices.json || exit 1
 
