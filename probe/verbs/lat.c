@@ -45,10 +45,9 @@ struct latctx {
 /*
  * The run's length is true time, as perftest's alarm(): the counter's 10 ms
  * calibration can be off by a tenth on a loaded host, which would end a
- * -D 2 run at 1.7 s. CLOCK_MONOTONIC is read at most every 10 ms (the HPET
- * of the lab's guest costs 19 us a read), beside the watchdog's own look.
+ * -D 2 run at 1.7 s. CLOCK_MONOTONIC is read at the watchdog's cadence (the
+ * HPET of the lab's guest costs 19 us a read).
  */
-#define TRUE_CHECK_NS 10000000ull
 
 /* Every 256 spins: the clock and the watchdog. */
 static int spin_check(struct latctx *c)
@@ -64,7 +63,7 @@ static int spin_check(struct latctx *c)
 		c->r->watch->last_progress_ns = now;
 	}
 	if (c->true_end && now >= c->next_true) {
-		c->next_true = now + TRUE_CHECK_NS;
+		c->next_true = now + VWATCH_CHECK_NS;
 		c->time_up = ctrl_now_ns() >= c->true_end;
 	}
 	return vwatch_check(c->r->watch, now, c->end_on_done, c->out->error,

@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#define FD_CHECK_NS 10000000ull /* look at the control socket every 10 ms */
 
 int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 		 size_t len)
@@ -35,7 +34,7 @@ int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 	if (w->fd >= 0 && now >= w->next_check_ns) {
 		struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
 
-		w->next_check_ns = now + FD_CHECK_NS;
+		w->next_check_ns = now + VWATCH_CHECK_NS;
 		if (poll(&pfd, 1, 0) > 0) {
 			uint8_t b;
 			bool closed = recv(w->fd, &b, 1,

@@ -11,6 +11,9 @@
 
 #include "engine.h"
 
+/* How often the watchdog looks at the control socket: 10 ms. */
+#define VWATCH_CHECK_NS 10000000ull
+
 struct vwatch {
 	int fd;		      /* control socket, -1: none */
 	uint64_t deadline_ns; /* hard end */
