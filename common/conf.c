@@ -16,8 +16,8 @@ static void *conf_field(const struct conf_opt *o, void *obj)
 
 static int conf_parse_bool(const char *v, int *out)
 {
-	static const char *const yes[] = { "1", "true", "yes", "on" };
-	static const char *const no[] = { "0", "false", "no", "off" };
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
 
 	for (unsigned i = 0; i < 4; i++) {
 		if (!strcasecmp(v, yes[i])) {
@@ -80,7 +80,8 @@ static int conf_apply(const struct conf_opt *o, void *obj, const char *value,
 	case CONF_BOOL:
 		if (conf_parse_bool(value, (int *)f)) {
 			snprintf(err, errlen,
-				 "%s: '%s' is not a boolean (true/false, yes/no, on/off, 1/0)",
+				 "%s: '%s' is not a boolean (true/false, "
+				 "yes/no, on/off, 1/0)",
 				 o->name, value);
 			return -EINVAL;
 		}
@@ -149,11 +150,12 @@ static int conf_ini_handler(void *user, const char *section, const char *name,
 int conf_load(const struct conf_opt *opts, void *obj, const char *path,
 	      conf_extra_fn extra, char *err, size_t errlen)
 {
-	struct conf_load_ctx c = { .opts = opts, .obj = obj, .extra = extra };
+	struct conf_load_ctx c = {.opts = opts, .obj = obj, .extra = extra};
 	int line = ini_parse(path, conf_ini_handler, &c);
 
 	if (line == -1) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot open: %s", path,
+			 strerror(errno));
 		return -ENOENT;
 	}
 	if (line == -2) {
@@ -179,7 +181,8 @@ void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)
 			fprintf(f, "%s[%s]\n", section ? "\n" : "", o->section);
 			section = o->section;
 		}
-		fprintf(f, "# %s (default: %s", o->help, o->def ? o->def : "unset");
+		fprintf(f, "# %s (default: %s", o->help,
+			o->def ? o->def : "unset");
 		if (o->type == CONF_INT)
 			fprintf(f, "; range %.0f to %.0f", o->min, o->max);
 		else if (o->type == CONF_DOUBLE)
@@ -188,18 +191,21 @@ void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)
 		switch (o->type) {
 		case CONF_STR:
 			if (*(char *const *)v)
-				fprintf(f, "%s = %s\n", o->name, *(char *const *)v);
+				fprintf(f, "%s = %s\n", o->name,
+					*(char *const *)v);
 			else
 				fprintf(f, "# %s =\n", o->name);
 			break;
 		case CONF_INT:
-			fprintf(f, "%s = %lld\n", o->name, *(const long long *)v);
+			fprintf(f, "%s = %lld\n", o->name,
+				*(const long long *)v);
 			break;
 		case CONF_DOUBLE:
 			fprintf(f, "%s = %g\n", o->name, *(const double *)v);
 			break;
 		case CONF_BOOL:
-			fprintf(f, "%s = %s\n", o->name, *(const int *)v ? "true" : "false");
+			fprintf(f, "%s = %s\n", o->name,
+				*(const int *)v ? "true" : "false");
 			break;
 		}
 	}

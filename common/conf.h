@@ -16,20 +16,20 @@
 #include <stdio.h>
 
 enum conf_type {
-	CONF_STR,	/* char *, owned by the struct (conf_free frees) */
-	CONF_INT,	/* long long, within [min, max] */
-	CONF_BOOL,	/* int: true/false, yes/no, on/off, 1/0 */
-	CONF_DOUBLE,	/* double, within [min, max] */
+	CONF_STR,    /* char *, owned by the struct (conf_free frees) */
+	CONF_INT,    /* long long, within [min, max] */
+	CONF_BOOL,   /* int: true/false, yes/no, on/off, 1/0 */
+	CONF_DOUBLE, /* double, within [min, max] */
 };
 
 struct conf_opt {
-	const char *section;	/* INI section, e.g. "collector" */
-	const char *name;	/* key, e.g. "listen_port" */
+	const char *section; /* INI section, e.g. "collector" */
+	const char *name;    /* key, e.g. "listen_port" */
 	enum conf_type type;
-	size_t offset;		/* offsetof(struct settings, field) */
-	const char *def;	/* default, as text; NULL for an unset string */
-	double min, max;	/* for CONF_INT / CONF_DOUBLE */
-	const char *help;	/* one line, shown by --print-config */
+	size_t offset;	  /* offsetof(struct settings, field) */
+	const char *def;  /* default, as text; NULL for an unset string */
+	double min, max;  /* for CONF_INT / CONF_DOUBLE */
+	const char *help; /* one line, shown by --print-config */
 };
 
 /*
@@ -37,9 +37,8 @@ struct conf_opt {
  * every key is a host name). Return 0 to accept, or a negative errno and
  * a reason in @err.
  */
-typedef int (*conf_extra_fn)(void *obj, const char *section,
-			     const char *name, const char *value,
-			     char *err, size_t errlen);
+typedef int (*conf_extra_fn)(void *obj, const char *section, const char *name,
+			     const char *value, char *err, size_t errlen);
 
 /* Set every option to its default. Returns 0 or -ENOMEM/-EINVAL. */
 int conf_defaults(const struct conf_opt *opts, void *obj);

@@ -108,8 +108,8 @@ enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
 	memcpy(body, msg, len);
 	body[len] = '\n';
 	body[len + 1] = '\0';
-	return httpd_send(c, status, "text/plain; charset=utf-8", body,
-			  len + 1, NULL);
+	return httpd_send(c, status, "text/plain; charset=utf-8", body, len + 1,
+			  NULL);
 }
 
 int httpd_get_gate(struct MHD_Connection *c, const char *method,

@@ -27,7 +27,7 @@ static struct {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static const char *const level_names[] = { "error", "warn", "info", "debug" };
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
 void log_init(const char *progname, enum log_level level)
 {
@@ -42,7 +42,8 @@ void log_set_level(enum log_level level)
 
 int log_level_parse(const char *s, enum log_level *out)
 {
-	for (unsigned i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+	for (unsigned i = 0; i < sizeof(level_names) / sizeof(level_names[0]);
+	     i++) {
 		if (strcasecmp(s, level_names[i]) == 0) {
 			*out = (enum log_level)i;
 			return 0;
@@ -62,7 +63,8 @@ log_vemit(enum log_level level, const char *fmt, va_list ap)
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* One fprintf per line so concurrent threads do not interleave. */
-	fprintf(stderr, "%s: %s: %s\n", log_state.progname, level_names[level], line);
+	fprintf(stderr, "%s: %s: %s\n", log_state.progname, level_names[level],
+		line);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -21,8 +21,8 @@
 #define REPORT_UNKNOWN UINT64_MAX
 
 /* Limits the decoder enforces (and the probe never exceeds). */
-#define REPORT_MAX_NAME 64	/* host, device, counter, netdev names */
-#define REPORT_MAX_TEXT 256	/* fw_ver, node_desc, board_id ... */
+#define REPORT_MAX_NAME 64  /* host, device, counter, netdev names */
+#define REPORT_MAX_TEXT 256 /* fw_ver, node_desc, board_id ... */
 #define REPORT_MAX_DEVICES 64
 #define REPORT_MAX_PORTS 64	/* per device */
 #define REPORT_MAX_COUNTERS 512 /* per port and source */
@@ -32,8 +32,8 @@
 
 /* Where a counter comes from; also the key in the JSON "counters" object. */
 enum counter_source {
-	CSRC_IB = 0, /* ports/N/counters/ (PortCounters, Extended) */
-	CSRC_HW = 1, /* ports/N/hw_counters/ (vendor counters) */
+	CSRC_IB = 0,  /* ports/N/counters/ (PortCounters, Extended) */
+	CSRC_HW = 1,  /* ports/N/hw_counters/ (vendor counters) */
 	CSRC_NET = 2, /* the netdev: carrier_changes, ethtool statistics */
 	CSRC_COUNT
 };
@@ -45,9 +45,9 @@ struct report_counter {
 
 struct report_gid {
 	unsigned index;
-	char *gid;     /* "fe80:0000:...", as sysfs prints it */
-	char *type;    /* "IB/RoCE v1", "RoCE v2" or NULL */
-	char *netdev;  /* RoCE only, else NULL */
+	char *gid;    /* "fe80:0000:...", as sysfs prints it */
+	char *type;   /* "IB/RoCE v1", "RoCE v2" or NULL */
+	char *netdev; /* RoCE only, else NULL */
 };
 
 struct report_pkey {
@@ -56,15 +56,15 @@ struct report_pkey {
 };
 
 struct report_port {
-	unsigned port;		/* 1-based port number */
-	int state;		/* 1 DOWN .. 5 ACTIVE_DEFER, -1 unknown */
-	int phys_state;		/* 1 Sleep .. 7 PhyTest, -1 unknown */
-	uint64_t rate_bytes;	/* bytes per second, REPORT_UNKNOWN */
-	char *link_layer;	/* "InfiniBand" | "Ethernet" | NULL */
+	unsigned port;		  /* 1-based port number */
+	int state;		  /* 1 DOWN .. 5 ACTIVE_DEFER, -1 unknown */
+	int phys_state;		  /* 1 Sleep .. 7 PhyTest, -1 unknown */
+	uint64_t rate_bytes;	  /* bytes per second, REPORT_UNKNOWN */
+	char *link_layer;	  /* "InfiniBand" | "Ethernet" | NULL */
 	int64_t lid, sm_lid, lmc; /* -1 unknown */
-	int64_t cap_mask;	/* -1 unknown */
-	char *port_guid;	/* from GID 0 on IB ports, NULL otherwise */
-	char *netdev;		/* RoCE: the netdev behind GID 0, NULL on IB */
+	int64_t cap_mask;	  /* -1 unknown */
+	char *port_guid;	  /* from GID 0 on IB ports, NULL otherwise */
+	char *netdev; /* RoCE: the netdev behind GID 0, NULL on IB */
 	struct report_gid *gids;
 	size_t n_gids;
 	struct report_pkey *pkeys;
@@ -74,8 +74,8 @@ struct report_port {
 };
 
 struct report_pcie {
-	char *address;		/* "0000:3b:00.0", NULL when not PCI */
-	double cur_speed_gts;	/* GT/s, < 0 unknown */
+	char *address;	      /* "0000:3b:00.0", NULL when not PCI */
+	double cur_speed_gts; /* GT/s, < 0 unknown */
 	double max_speed_gts;
 	int cur_width, max_width; /* lanes, -1 unknown */
 	/* AER totals (aer_dev_correctable etc. TOTAL_ERR_*), -1 unknown */
@@ -83,10 +83,10 @@ struct report_pcie {
 };
 
 struct report_device {
-	char *name;		/* "mlx5_0", "rxe0" */
+	char *name; /* "mlx5_0", "rxe0" */
 	char *node_guid, *sys_image_guid;
 	char *fw_ver, *hca_type, *board_id, *node_desc;
-	int numa_node;		/* -1 unknown or none */
+	int numa_node; /* -1 unknown or none */
 	char **netdevs;
 	size_t n_netdevs;
 	struct report_pcie pcie;
@@ -95,9 +95,9 @@ struct report_device {
 };
 
 struct report {
-	int version;		/* REPORT_VERSION */
+	int version; /* REPORT_VERSION */
 	char *host;
-	double timestamp;	/* seconds since the epoch, probe's clock */
+	double timestamp; /* seconds since the epoch, probe's clock */
 	char *probe_version;
 	struct report_device *devices;
 	size_t n_devices;
@@ -119,8 +119,8 @@ int report_encode(const struct report *r, char **out);
  * "devices[0].ports[1].counters.hw.sent_pkts: must be a non-negative
  * integer". Nothing is returned on failure.
  */
-int report_decode(const char *json, size_t len, struct report **out,
-		  char *err, size_t errlen);
+int report_decode(const char *json, size_t len, struct report **out, char *err,
+		  size_t errlen);
 
 /* "ACTIVE" for 4, "?" for unknown values; phys: "LinkUp" for 5. */
 const char *report_port_state_name(int state);

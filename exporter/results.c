@@ -228,7 +228,8 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (snapshot_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
+	if (snapshot_grow(list, cap, *n, sizeof(**list)) ||
+	    !(str = res_labels(r)))
 		return RES_NONE;
 	(*list)[*n] = str;
 	if (res_claim(r, s, str, *n))

@@ -59,16 +59,17 @@ static enum MHD_Result server_metrics(struct server *s,
 			&rq.shard, &rq.shards, err, sizeof(err)))
 		return httpd_text(c, MHD_HTTP_BAD_REQUEST, err);
 	rq.format = negotiate_format(httpd_header(c, MHD_HTTP_HEADER_ACCEPT));
-	rq.gzip = negotiate_gzip(httpd_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	rq.gzip = negotiate_gzip(
+		httpd_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	buf_init(&out, 0);
 	ret = scrape_build(s->cfg, &s->stats, &rq, &out, err, sizeof(err));
 	if (ret) {
 		buf_free(&out);
 		return httpd_text(c,
-				   ret == -EIO || ret == -ENOENT
-					   ? MHD_HTTP_SERVICE_UNAVAILABLE
-					   : MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   err);
+				  ret == -EIO || ret == -ENOENT
+					  ? MHD_HTTP_SERVICE_UNAVAILABLE
+					  : MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  err);
 	}
 	body = buf_steal(&out, &len);
 	if (!body)
@@ -81,7 +82,7 @@ static enum MHD_Result server_metrics(struct server *s,
 		free(body);
 		if (ret)
 			return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					   "gzip failed");
+					  "gzip failed");
 		body = gz;
 	}
 	log_debug("/metrics shard %u/%u for %s: %s%s, %zu bytes (%zu sent)",
@@ -89,7 +90,7 @@ static enum MHD_Result server_metrics(struct server *s,
 		  rq.format == EXPO_OPENMETRICS ? "openmetrics" : "text",
 		  rq.gzip ? " gzip" : "", len, gz_len);
 	return httpd_send(c, MHD_HTTP_OK, expo_content_type(rq.format), body,
-			   gz_len, rq.gzip ? "gzip" : NULL);
+			  gz_len, rq.gzip ? "gzip" : NULL);
 }
 
 static enum MHD_Result server_health(struct server *s, struct MHD_Connection *c)
@@ -118,8 +119,8 @@ static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 		return server_health(s, c);
 	if (!strcmp(url, "/"))
 		return httpd_text(c, MHD_HTTP_OK,
-				   "ibpulse exporter: /metrics "
-				   "(?shard=I&shards=N), /healthz");
+				  "ibpulse exporter: /metrics "
+				  "(?shard=I&shards=N), /healthz");
 	return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 

@@ -274,7 +274,8 @@ static int device_add(struct snapshot *sn, sqlite3_stmt *s)
 
 	if (h < 0 || !sn->hosts[h].detail)
 		return 0;
-	if (snapshot_grow(&sn->devices, &m->cap_devices, sn->n_devices, sizeof(*d)))
+	if (snapshot_grow(&sn->devices, &m->cap_devices, sn->n_devices,
+			  sizeof(*d)))
 		return -ENOMEM;
 	d = &sn->devices[sn->n_devices];
 	d->id = sqlite3_column_int64(s, 0);
@@ -582,8 +583,8 @@ static int row_add(struct snapshot *sn, size_t port, sqlite3_stmt *s, int col)
 		return 0;
 	k = key_find(sn, source, name,
 		     (size_t)sqlite3_column_bytes(s, col + 1));
-	if (k < 0 ||
-	    snapshot_grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
+	if (k < 0 || snapshot_grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows,
+				   sizeof(*r)))
 		return -ENOMEM;
 	r = &sn->rows[sn->n_rows++];
 	r->port = (uint32_t)port;

@@ -5,8 +5,9 @@
  * and the responder), daemon_ctl.c (the control socket).
  *
  * Threads: the event loop (main), the runner, the responder's accept
- * loop (vt_serve_loop) and one thread per peer's connection. @lock guards the settings
- * pointer, the plan and the statistics; sched and spool lock themselves.
+ * loop (vt_serve_loop) and one thread per peer's connection. @lock guards the
+ * settings pointer, the plan and the statistics; sched and spool lock
+ * themselves.
  */
 #ifndef IBPULSE_DAEMON_INT_H
 #define IBPULSE_DAEMON_INT_H

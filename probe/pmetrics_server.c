@@ -75,8 +75,8 @@ static enum MHD_Result pms_metrics(struct pmetrics_server *s,
 {
 	enum expo_format format =
 		negotiate_format(httpd_header(c, MHD_HTTP_HEADER_ACCEPT));
-	int gzip =
-		negotiate_gzip(httpd_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	int gzip = negotiate_gzip(
+		httpd_header(c, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	char *body;
 	size_t len;
 	int ret;
@@ -86,7 +86,7 @@ static enum MHD_Result pms_metrics(struct pmetrics_server *s,
 		log_once("pmetrics-scrape", 600, LOG_LVL_ERR, "/metrics: %s",
 			 strerror(-ret));
 		return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				"reading the counters failed");
+				  "reading the counters failed");
 	}
 	return httpd_send(c, MHD_HTTP_OK, expo_content_type(format), body, len,
 			  gzip ? "gzip" : NULL);

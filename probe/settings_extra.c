@@ -30,9 +30,9 @@ static const struct probe_profile builtin_profiles[] = {
 };
 
 static const char *const profile_tests[] = {
-	"write_bw", "read_bw", "send_bw", "write_lat",	 "read_lat",
-	"send_lat", "fadd_lat", "cas_lat", "ud_send_lat", "fadd_bw",
-	"cas_bw",
+	"write_bw",    "read_bw",  "send_bw",  "write_lat",
+	"read_lat",    "send_lat", "fadd_lat", "cas_lat",
+	"ud_send_lat", "fadd_bw",  "cas_bw",
 };
 
 static int copy_name(char *dst, size_t size, const char *v, const char *what,

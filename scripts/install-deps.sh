@@ -14,7 +14,7 @@ build_pkgs=(
 	meson ninja-build gcc clang llvm pkg-config
 	libibverbs-dev libibumad-dev libmicrohttpd-dev libsqlite3-dev sqlite3
 	libcurl4-openssl-dev libjansson-dev libinih-dev libcmocka-dev zlib1g-dev
-	libclang-rt-14-dev curl ca-certificates python3
+	libclang-rt-14-dev clang-format curl ca-certificates python3
 )
 test_pkgs=(
 	prometheus prometheus-node-exporter

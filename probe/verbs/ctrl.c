@@ -402,7 +402,8 @@ int ctrl_request_decode(const uint8_t *p, size_t len, unsigned version,
 	if (version >= 2) {
 		r_str(&r, m->device, CTRL_DEV_MAX);
 		m->ib_port = r_u8(&r);
-		if (!r.err && (!ctrl_dev_name_ok(m->device) || m->ib_port == 255))
+		if (!r.err &&
+		    (!ctrl_dev_name_ok(m->device) || m->ib_port == 255))
 			return -EBADMSG;
 	}
 	r_bytes(&r, m->mac, CTRL_MAC_LEN);

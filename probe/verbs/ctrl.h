@@ -30,8 +30,8 @@
 #include <stdint.h>
 
 #define CTRL_MAGIC 0x49425056u /* "IBPV" */
-#define CTRL_VERSION 2	  /* what this side speaks first */
-#define CTRL_VERSION_MIN 1 /* the oldest it still answers */
+#define CTRL_VERSION 2	       /* what this side speaks first */
+#define CTRL_VERSION_MIN 1     /* the oldest it still answers */
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD 4096
 #define CTRL_NONCE_LEN 16
@@ -96,7 +96,7 @@ struct ctrl_endpoint {
 struct ctrl_request {
 	uint16_t version; /* 0: CTRL_VERSION; set by the decoder */
 	uint16_t test;	  /* enum vt_test */
-	uint16_t flags; /* CTRL_F_* */
+	uint16_t flags;	  /* CTRL_F_* */
 	uint16_t qps;
 	uint32_t size;
 	uint32_t tx_depth;

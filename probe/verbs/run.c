@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-
 int vwatch_check(struct vwatch *w, uint64_t now, bool fd_is_end, char *why,
 		 size_t len)
 {

@@ -122,8 +122,8 @@ static int admit_default(const struct vt_serve_ask *ask, struct vt_params *dev,
 }
 
 /* The asked port past the limits: may it run here, and on which port? */
-static int admit(struct vsess *s, struct vt_serve_cfg *cfg,
-		 struct serve_hk *hk, const struct ctrl_request *q)
+static int admit(struct vsess *s, struct vt_serve_cfg *cfg, struct serve_hk *hk,
+		 const struct ctrl_request *q)
 {
 	struct vt_serve_ask ask = {.version = s->version,
 				   .ib_port = q->ib_port};
@@ -139,7 +139,8 @@ static int admit(struct vsess *s, struct vt_serve_cfg *cfg,
 	else
 		rc = admit_default(&ask, &cfg->dev, why, sizeof(why));
 	if (rc)
-		return refuse(s, rc < 0 ? rc : -EPERM, why[0] ? why : "refused");
+		return refuse(s, rc < 0 ? rc : -EPERM,
+			      why[0] ? why : "refused");
 	hk->admitted = true;
 	return 0;
 }
@@ -288,10 +289,10 @@ static void counters(struct vsess *s, struct serve_hk *hk, bool after)
 	/* Only v2 carries them. */
 	if (!s->dev || s->version < 2 || (after && !hk->has_before))
 		return;
-	if (hk->h->counters
-		    ? hk->h->counters(hk->sess, s->dev->name, s->dev->port, &now)
-		    : vt_portctr_read(hk->sysfs_root, s->dev->name, s->dev->port,
-				      &now))
+	if (hk->h->counters ? hk->h->counters(hk->sess, s->dev->name,
+					      s->dev->port, &now)
+			    : vt_portctr_read(hk->sysfs_root, s->dev->name,
+					      s->dev->port, &now))
 		return;
 	if (!after) {
 		hk->before = now;

@@ -178,9 +178,9 @@ struct vt_limits {
 
 /* What a client asked for, as the admission hook sees it. */
 struct vt_serve_ask {
-	unsigned version;	    /* control protocol */
-	char device[VT_NAME_MAX]; /* "": the responder's default */
-	unsigned ib_port;	    /* 0: the default */
+	unsigned version;		/* control protocol */
+	char device[VT_NAME_MAX];	/* "": the responder's default */
+	unsigned ib_port;		/* 0: the default */
 	const struct vt_params *params; /* the run as asked */
 };
 

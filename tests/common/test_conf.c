@@ -23,13 +23,17 @@ struct settings {
 };
 
 static const struct conf_opt opts[] = {
-	{ "svc", "name", CONF_STR, offsetof(struct settings, name), "alpha", 0, 0, "a name" },
-	{ "svc", "port", CONF_INT, offsetof(struct settings, port), "8080", 0, 65535, "TCP port" },
-	{ "svc", "bytes", CONF_INT, offsetof(struct settings, bytes), "4194304", 1, 1073741824, "a size" },
-	{ "svc", "tls", CONF_BOOL, offsetof(struct settings, tls), "false", 0, 0, "TLS on" },
-	{ "svc", "ratio", CONF_DOUBLE, offsetof(struct settings, ratio), "0.5", 0, 1, "a ratio" },
-	{ 0 }
-};
+	{"svc", "name", CONF_STR, offsetof(struct settings, name), "alpha", 0,
+	 0, "a name"},
+	{"svc", "port", CONF_INT, offsetof(struct settings, port), "8080", 0,
+	 65535, "TCP port"},
+	{"svc", "bytes", CONF_INT, offsetof(struct settings, bytes), "4194304",
+	 1, 1073741824, "a size"},
+	{"svc", "tls", CONF_BOOL, offsetof(struct settings, tls), "false", 0, 0,
+	 "TLS on"},
+	{"svc", "ratio", CONF_DOUBLE, offsetof(struct settings, ratio), "0.5",
+	 0, 1, "a ratio"},
+	{0}};
 
 static char *write_tmp(const char *text)
 {
@@ -44,7 +48,7 @@ static char *write_tmp(const char *text)
 
 static void test_defaults(void **state)
 {
-	struct settings s = { 0 };
+	struct settings s = {0};
 
 	assert_int_equal(conf_defaults(opts, &s), 0);
 	assert_string_equal(s.name, "alpha");
@@ -57,23 +61,36 @@ static void test_defaults(void **state)
 
 static void test_set_range_errors_name_key_and_range(void **state)
 {
-	struct settings s = { 0 };
+	struct settings s = {0};
 	char err[256];
 
 	conf_defaults(opts, &s);
-	assert_int_equal(conf_set(opts, &s, NULL, "port", "70000", err, sizeof(err)), -EINVAL);
+	assert_int_equal(
+		conf_set(opts, &s, NULL, "port", "70000", err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "port"));
 	assert_non_null(strstr(err, "[0, 65535]"));
 	assert_int_equal(s.port, 8080);
-	assert_int_equal(conf_set(opts, &s, NULL, "port", "12x", err, sizeof(err)), -EINVAL);
-	assert_int_equal(conf_set(opts, &s, NULL, "tls", "maybe", err, sizeof(err)), -EINVAL);
+	assert_int_equal(
+		conf_set(opts, &s, NULL, "port", "12x", err, sizeof(err)),
+		-EINVAL);
+	assert_int_equal(
+		conf_set(opts, &s, NULL, "tls", "maybe", err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "tls"));
-	assert_int_equal(conf_set(opts, &s, NULL, "ratio", "nan", err, sizeof(err)), -EINVAL);
-	assert_int_equal(conf_set(opts, &s, NULL, "nope", "1", err, sizeof(err)), -ENOENT);
+	assert_int_equal(
+		conf_set(opts, &s, NULL, "ratio", "nan", err, sizeof(err)),
+		-EINVAL);
+	assert_int_equal(
+		conf_set(opts, &s, NULL, "nope", "1", err, sizeof(err)),
+		-ENOENT);
 	assert_non_null(strstr(err, "nope"));
-	assert_int_equal(conf_set(opts, &s, "svc", "tls", "yes", err, sizeof(err)), 0);
+	assert_int_equal(
+		conf_set(opts, &s, "svc", "tls", "yes", err, sizeof(err)), 0);
 	assert_int_equal(s.tls, 1);
-	assert_int_equal(conf_set(opts, &s, "other", "tls", "no", err, sizeof(err)), -ENOENT);
+	assert_int_equal(
+		conf_set(opts, &s, "other", "tls", "no", err, sizeof(err)),
+		-ENOENT);
 	conf_free(opts, &s);
 }
 
@@ -92,12 +109,14 @@ static int extra_handler(void *obj, const char *section, const char *name,
 
 static void test_load_file(void **state)
 {
-	struct settings s = { 0 };
+	struct settings s = {0};
 	char err[256];
-	char *p = write_tmp("[svc]\nname = beta\nport=9\n[tokens]\nh1 = t1\nh2 = t2\n");
+	char *p = write_tmp(
+		"[svc]\nname = beta\nport=9\n[tokens]\nh1 = t1\nh2 = t2\n");
 
 	conf_defaults(opts, &s);
-	assert_int_equal(conf_load(opts, &s, p, extra_handler, err, sizeof(err)), 0);
+	assert_int_equal(
+		conf_load(opts, &s, p, extra_handler, err, sizeof(err)), 0);
 	assert_string_equal(s.name, "beta");
 	assert_int_equal(s.port, 9);
 	assert_int_equal(s.extra_seen, 2);
@@ -108,30 +127,34 @@ static void test_load_file(void **state)
 
 static void test_load_error_names_file_line(void **state)
 {
-	struct settings s = { 0 };
+	struct settings s = {0};
 	char err[256];
 	char *p = write_tmp("[svc]\nname = x\n\nport = -1\n");
 
 	conf_defaults(opts, &s);
-	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, p));
 	assert_non_null(strstr(err, ":4:"));
 	assert_non_null(strstr(err, "port"));
 	unlink(p);
 	free(p);
 	p = write_tmp("[bogus]\nk = v\n");
-	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)), -ENOENT);
+	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)),
+			 -ENOENT);
 	assert_non_null(strstr(err, ":2:"));
 	unlink(p);
 	free(p);
-	assert_int_equal(conf_load(opts, &s, "/nonexistent/x.ini", NULL, err, sizeof(err)), -ENOENT);
+	assert_int_equal(conf_load(opts, &s, "/nonexistent/x.ini", NULL, err,
+				   sizeof(err)),
+			 -ENOENT);
 	assert_non_null(strstr(err, "cannot open"));
 	conf_free(opts, &s);
 }
 
 static void test_print_round_trips(void **state)
 {
-	struct settings s = { 0 }, t = { 0 };
+	struct settings s = {0}, t = {0};
 	char err[256], *text = NULL, *p;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);

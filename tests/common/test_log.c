@@ -22,9 +22,12 @@ static void test_level_parse(void **state)
 static void test_once_rate_limits_per_key(void **state)
 {
 	log_init("test", LOG_LVL_INFO);
-	assert_int_equal(log_once("/sys/a", 3600, LOG_LVL_WARN, "bad %s", "a"), 1);
-	assert_int_equal(log_once("/sys/a", 3600, LOG_LVL_WARN, "bad %s", "a"), 0);
-	assert_int_equal(log_once("/sys/b", 3600, LOG_LVL_WARN, "bad %s", "b"), 1);
+	assert_int_equal(log_once("/sys/a", 3600, LOG_LVL_WARN, "bad %s", "a"),
+			 1);
+	assert_int_equal(log_once("/sys/a", 3600, LOG_LVL_WARN, "bad %s", "a"),
+			 0);
+	assert_int_equal(log_once("/sys/b", 3600, LOG_LVL_WARN, "bad %s", "b"),
+			 1);
 	/* Interval 0: never suppressed. */
 	assert_int_equal(log_once("/sys/c", 0, LOG_LVL_WARN, "c"), 1);
 	assert_int_equal(log_once("/sys/c", 0, LOG_LVL_WARN, "c"), 1);

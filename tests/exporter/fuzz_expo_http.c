@@ -36,7 +36,9 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	if (cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) ||
+	if (cp < (len == 2   ? 0x80u
+		  : len == 3 ? 0x800u
+			     : 0x10000u) ||
 	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return len;

@@ -223,7 +223,8 @@ static void test_rxe(void **state)
 	assert_string_equal(p->link_layer, "Ethernet");
 	assert_string_equal(p->netdev, "eth0");
 	assert_int_equal(p->lid, 0);
-	assert_int_equal(p->lmc, 0); /* rxe0's lid_mask_count, seen in the lab */
+	assert_int_equal(p->lmc,
+			 0); /* rxe0's lid_mask_count, seen in the lab */
 	assert_int_equal(p->n_counters[CSRC_IB], 0); /* no counters/ dir */
 	assert_int_equal(p->n_counters[CSRC_HW], 16);
 	assert_int_equal(value(p, CSRC_HW, "sent_pkts"), 1200);

@@ -38,7 +38,7 @@ struct seen {
 	unsigned port, version;
 	uint32_t size;
 	double timeout_in_copy;
-	int refuse; /* admit's answer: 0 or a negative errno */
+	int refuse;		/* admit's answer: 0 or a negative errno */
 	const char *use_device; /* admit's choice when it admits */
 };
 
@@ -109,16 +109,15 @@ static void *serve(void *arg)
 static void round_trip(int fd, uint8_t *buf, int n, struct ctrl_hdr *h)
 {
 	assert_true(n > 0);
-	assert_int_equal(ctrl_send(fd, buf, (size_t)n, ctrl_now_ns() + STEP_NS,
-				   NULL),
-			 0);
+	assert_int_equal(
+		ctrl_send(fd, buf, (size_t)n, ctrl_now_ns() + STEP_NS, NULL),
+		0);
 	assert_int_equal(ctrl_recv(fd, h, buf, ctrl_now_ns() + STEP_NS, NULL),
 			 0);
 }
 
 /* HELLO, CHALLENGE, REQUEST for @device/@port; the REFUSE's reason. */
-static int ask(int fd, const char *device, unsigned port, char *why,
-	       size_t len)
+static int ask(int fd, const char *device, unsigned port, char *why, size_t len)
 {
 	static uint8_t buf[CTRL_HDR_LEN + CTRL_MAX_PAYLOAD];
 	struct ctrl_hello hello = {{0}};
@@ -231,7 +230,8 @@ static void test_no_hooks(void **state)
 	assert_string_equal(why, "no device mlx5_0 here: this responder "
 				 "serves rxe0 port 1");
 	assert_int_equal(session(&sv, "", 2, why, sizeof(why)), -ENODEV);
-	assert_string_equal(why, "no port 2 here: this responder serves port 1");
+	assert_string_equal(why,
+			    "no port 2 here: this responder serves port 1");
 	/* Its own device and port pass to the device step. */
 	assert_true(session(&sv, "rxe0", 1, why, sizeof(why)) < 0);
 	assert_non_null(strstr(why, "device is not usable"));

@@ -25,8 +25,8 @@
 #include "run.h"
 #include "vtest.h"
 
-#define LONG_NS 30000000000ull	/* a deadline the tests must not reach */
-#define QUICK_NS 5000000000ull	/* generous bound for "soon" on a busy box */
+#define LONG_NS 30000000000ull /* a deadline the tests must not reach */
+#define QUICK_NS 5000000000ull /* generous bound for "soon" on a busy box */
 
 static volatile sig_atomic_t flag;
 
