@@ -380,6 +380,11 @@ static enum MHD_Result http_answer(struct http_req *req)
 	if (job->status == -ENOTSUP)
 		return http_error(conn, MHD_HTTP_NOT_FOUND,
 				  "test planning is not enabled");
+	if (job->status && req->route == ROUTE_HEALTH &&
+	    job->status != -ESHUTDOWN && job->error[0]) {
+		snprintf(msg, sizeof(msg), "storage failed: %s", job->error);
+		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
+	}
 	if (job->status)
 		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  job->status == -ESHUTDOWN
