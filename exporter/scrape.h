@@ -83,12 +83,15 @@ int scrape_ready(const struct exporter_settings *cfg, struct scrape_stats *st,
  * Single flight with a memory ceiling. Concurrent scrapes of the same
  * database state (the database and WAL files' device, inode, size and
  * modification time), shard, format and encoding share one body: the
- * first renders it, the others wait for it. Bodies are reference-counted
+ * first renders it, the others wait for it, and those that come within
+ * SCRAPE_SHARE_SECONDS of its end (with the worker threads busy, most of
+ * a burst of scrapes does) take it as it is. Bodies are reference-counted
  * and sent from the one buffer to every client. Bytes held by bodies
- * (being sent, or expected of renders in progress) stay under
- * max_inflight_bytes: past it a scrape gets -ENOBUFS (503) instead of a
- * new body.
+ * (being sent, kept for sharing, or expected of renders in progress) stay
+ * under max_inflight_bytes: past it a scrape gets -ENOBUFS (503) instead
+ * of a new body.
  */
+#define SCRAPE_SHARE_SECONDS 1.0
 struct scrape_flights;
 
 struct scrape_body {

@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define FLIGHT_SIZES 16 /* kinds of body whose last size is remembered */
+#define FLIGHT_RECENT 8 /* finished bodies kept for SCRAPE_SHARE_SECONDS */
 
 /* The database's state as the file system shows it. */
 struct flight_token {
@@ -54,6 +56,14 @@ struct flight_size {
 	size_t text, sent;
 };
 
+/* A body just rendered, for scrapes that come a moment later. */
+struct flight_recent {
+	struct flight_key key;
+	struct flight_token token;
+	struct scrape_body *body; /* one reference; NULL: empty slot */
+	double done_at;		  /* CLOCK_MONOTONIC */
+};
+
 struct scrape_flights {
 	const struct exporter_settings *cfg;
 	struct scrape_stats *st;
@@ -63,7 +73,35 @@ struct scrape_flights {
 	size_t held; /* live bodies plus reservations */
 	struct flight_size sizes[FLIGHT_SIZES];
 	unsigned next_size;
+	struct flight_recent recent[FLIGHT_RECENT];
+	unsigned next_recent;
 };
+
+static double flight_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Under the lock: one reference fewer; the body to free, or NULL. */
+static struct scrape_body *flight_unref(struct scrape_flights *f,
+					struct scrape_body *b)
+{
+	if (--b->refs)
+		return NULL;
+	f->held -= b->len;
+	return b;
+}
+
+static void flight_body_free(struct scrape_body *b)
+{
+	if (b) {
+		free((char *)b->data);
+		free(b);
+	}
+}
 
 static void flight_token(const char *db, struct flight_token *t)
 {
@@ -115,6 +153,9 @@ void scrape_flights_free(struct scrape_flights *f)
 {
 	if (!f)
 		return;
+	for (unsigned i = 0; i < FLIGHT_RECENT; i++)
+		if (f->recent[i].body)
+			flight_body_free(flight_unref(f, f->recent[i].body));
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->done);
 	free(f);
@@ -229,6 +270,68 @@ static int flight_join(struct scrape_flights *f, struct flight *fl,
 	return ret;
 }
 
+/*
+ * Under the lock: drop the recent bodies older than SCRAPE_SHARE_SECONDS
+ * (all of them with @all, to make room); the bodies to free go to @out.
+ */
+static size_t flight_expire(struct scrape_flights *f, double now, int all,
+			    struct scrape_body **out)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < FLIGHT_RECENT; i++) {
+		struct flight_recent *r = &f->recent[i];
+
+		if (r->body &&
+		    (all || now - r->done_at >= SCRAPE_SHARE_SECONDS)) {
+			out[n] = flight_unref(f, r->body);
+			n += out[n] != NULL;
+			r->body = NULL;
+		}
+	}
+	return n;
+}
+
+/* Under the lock: a recent body for @k in state @t, with a reference. */
+static struct scrape_body *flight_recent_get(struct scrape_flights *f,
+					     const struct flight_key *k,
+					     const struct flight_token *t)
+{
+	for (unsigned i = 0; i < FLIGHT_RECENT && t->valid; i++) {
+		struct flight_recent *r = &f->recent[i];
+
+		if (r->body && flight_key_eq(&r->key, k) &&
+		    !memcmp(&r->token, t, sizeof(*t))) {
+			r->body->refs++;
+			return r->body;
+		}
+	}
+	return NULL;
+}
+
+/* Under the lock: keep @b (a new reference) for later scrapes. */
+static struct scrape_body *flight_recent_put(struct scrape_flights *f,
+					     const struct flight *fl,
+					     struct scrape_body *b, double now)
+{
+	struct flight_recent *r = NULL;
+	struct scrape_body *old;
+
+	for (unsigned i = 0; i < FLIGHT_RECENT && !r; i++)
+		if (f->recent[i].body &&
+		    flight_key_eq(&f->recent[i].key, &fl->key))
+			r = &f->recent[i];
+	if (!r)
+		r = &f->recent[f->next_recent++ % FLIGHT_RECENT];
+	old = r->body ? flight_unref(f, r->body) : NULL;
+	r->key = fl->key;
+	r->token = fl->token;
+	r->body = b;
+	r->done_at = now;
+	b->refs++;
+	return old;
+}
+
 /* Under the lock: reserve @expect bytes; -ENOBUFS past the ceiling. */
 static int flight_reserve(struct scrape_flights *f, size_t expect,
 			  size_t *budget, char *err, size_t errlen)
@@ -247,13 +350,71 @@ static int flight_reserve(struct scrape_flights *f, size_t expect,
 	return 0;
 }
 
+/* Under the lock: a render in progress of @k in state @t, or NULL. */
+static struct flight *flight_flying(struct scrape_flights *f,
+				    const struct flight_key *k,
+				    const struct flight_token *t)
+{
+	for (struct flight *o = f->flying; o && t->valid; o = o->next)
+		if (flight_key_eq(&o->key, k) &&
+		    !memcmp(&o->token, t, sizeof(*t)))
+			return o;
+	return NULL;
+}
+
+/* Under the lock: share what another scrape made; 1 when there was one. */
+static int flight_share(struct scrape_flights *f, struct flight *fl,
+			struct scrape_body **out, int *ret, char *err,
+			size_t errlen)
+{
+	struct flight *o = flight_flying(f, &fl->key, &fl->token);
+
+	if (o) {
+		*ret = flight_join(f, o, out, err, errlen);
+		return 1;
+	}
+	*out = flight_recent_get(f, &fl->key, &fl->token);
+	*ret = 0;
+	return *out != NULL;
+}
+
+/* Under the lock: the render of @fl is over with @ret and @b. */
+static struct scrape_body *flight_land(struct scrape_flights *f,
+				       struct flight *fl, int ret,
+				       struct scrape_body *b, size_t text_len,
+				       size_t expect)
+{
+	struct scrape_body *old = NULL;
+
+	f->held -= expect;
+	for (struct flight **p = &f->flying; *p; p = &(*p)->next)
+		if (*p == fl) {
+			*p = fl->next;
+			break;
+		}
+	if (!ret) {
+		f->held += b->len;
+		flight_remember(f, &fl->key, text_len, b->len);
+		/* one reference per user, taken now: a waiter still asleep
+		 * must find the body alive whatever the leader does next */
+		b->refs = fl->users;
+		if (fl->token.valid)
+			old = flight_recent_put(f, fl, b, flight_now());
+	}
+	fl->done = 1;
+	fl->ret = ret;
+	fl->body = b;
+	pthread_cond_broadcast(&f->done);
+	return old;
+}
+
 int scrape_get(struct scrape_flights *f, const struct scrape_req *rq,
 	       struct scrape_body **out, int *shared, char *err, size_t errlen)
 {
 	struct flight_key k = {rq->shard, rq->shards, rq->format, !!rq->gzip};
-	struct scrape_body *b = NULL;
+	struct scrape_body *b = NULL, *gone[FLIGHT_RECENT + 1];
 	struct flight *fl;
-	size_t expect, budget, text_len = 0;
+	size_t expect, budget, text_len = 0, n_gone;
 	int ret;
 
 	*shared = 0;
@@ -263,56 +424,46 @@ int scrape_get(struct scrape_flights *f, const struct scrape_req *rq,
 	flight_token(f->cfg->db, &fl->token);
 	fl->key = k;
 	pthread_mutex_lock(&f->lock);
-	for (struct flight *o = f->flying; o && fl->token.valid; o = o->next)
-		if (flight_key_eq(&o->key, &k) &&
-		    !memcmp(&o->token, &fl->token, sizeof(fl->token))) {
-			free(fl);
-			*shared = 1;
-			ret = flight_join(f, o, out, err, errlen);
-			pthread_mutex_unlock(&f->lock);
-			return ret;
-		}
-	expect = flight_expect(f, &k);
-	ret = flight_reserve(f, expect, &budget, err, errlen);
-	if (ret) {
+	n_gone = flight_expire(f, flight_now(), 0, gone);
+	if (flight_share(f, fl, out, &ret, err, errlen)) {
 		pthread_mutex_unlock(&f->lock);
+		free(fl);
+		while (n_gone)
+			flight_body_free(gone[--n_gone]);
+		*shared = 1;
+		return ret;
+	}
+	expect = flight_expect(f, &k);
+	if (f->held + expect > (size_t)f->cfg->max_inflight_bytes)
+		n_gone += flight_expire(f, 0, 1, gone + n_gone);
+	ret = flight_reserve(f, expect, &budget, err, errlen);
+	if (!ret) {
+		fl->users = 1;
+		fl->next = f->flying;
+		f->flying = fl;
+	}
+	pthread_mutex_unlock(&f->lock);
+	while (n_gone)
+		flight_body_free(gone[--n_gone]);
+	if (ret) {
 		free(fl);
 		log_once("exporter-ceiling", 60, LOG_LVL_WARN, "/metrics: %s",
 			 err);
 		return ret;
 	}
-	fl->users = 1;
-	fl->next = f->flying;
-	f->flying = fl;
-	pthread_mutex_unlock(&f->lock);
 
 	ret = flight_render(f, rq, budget, &b, &text_len, fl->err,
 			    sizeof(fl->err));
 
 	pthread_mutex_lock(&f->lock);
-	f->held -= expect;
-	if (!ret) {
-		f->held += b->len;
-		flight_remember(f, &k, text_len, b->len);
-		/* one reference per user, taken now: a waiter still asleep
-		 * must find the body alive whatever the leader does next */
-		b->refs = fl->users;
-	}
-	for (struct flight **p = &f->flying; *p; p = &(*p)->next)
-		if (*p == fl) {
-			*p = fl->next;
-			break;
-		}
-	fl->done = 1;
-	fl->ret = ret;
-	fl->body = b;
-	pthread_cond_broadcast(&f->done);
+	gone[0] = flight_land(f, fl, ret, b, text_len, expect);
 	if (ret)
 		snprintf(err, errlen, "%s", fl->err);
 	*out = b;
 	if (!--fl->users)
 		free(fl);
 	pthread_mutex_unlock(&f->lock);
+	flight_body_free(gone[0]);
 	if (ret == -ENOBUFS)
 		log_once("exporter-ceiling", 60, LOG_LVL_WARN, "/metrics: %s",
 			 err);
@@ -322,18 +473,12 @@ int scrape_get(struct scrape_flights *f, const struct scrape_req *rq,
 void scrape_body_put(struct scrape_body *b)
 {
 	struct scrape_flights *f;
-	int last;
 
 	if (!b)
 		return;
 	f = b->owner;
 	pthread_mutex_lock(&f->lock);
-	last = !--b->refs;
-	if (last)
-		f->held -= b->len;
+	b = flight_unref(f, b);
 	pthread_mutex_unlock(&f->lock);
-	if (last) {
-		free((char *)b->data);
-		free(b);
-	}
+	flight_body_free(b);
 }
