@@ -65,7 +65,8 @@ int httpd_addr(const char *what, const char *listen, unsigned port,
  * IPv4 too (IPV6_V6ONLY off, so `::` is every address of both families),
  * and a failure names what was asked for.
  */
-static int httpd_listen_fd(const struct httpd_opts *o, unsigned *port)
+static int httpd_listen_fd(const struct httpd_opts *o, unsigned *port,
+			   bool *is_v6)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -76,6 +77,13 @@ static int httpd_listen_fd(const struct httpd_opts *o, unsigned *port)
 		return -EINVAL;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
+	if (fd < 0 && errno == EAFNOSUPPORT && v6 && !strcmp(o->listen, "::")) {
+		/* a kernel without IPv6: every address is every IPv4 one */
+		log_info("%s: no IPv6 here; :: serves IPv4 (0.0.0.0)", o->what);
+		httpd_addr(o->what, "0.0.0.0", o->port, &ss, &v6);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+	}
 	if (fd < 0)
 		goto fail;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -87,6 +95,7 @@ static int httpd_listen_fd(const struct httpd_opts *o, unsigned *port)
 		    : sizeof(struct sockaddr_in)) ||
 	    listen(fd, HTTPD_BACKLOG))
 		goto fail;
+	*is_v6 = v6;
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
 		*port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 				 : ((struct sockaddr_in *)&ss)->sin_port);
@@ -253,7 +262,7 @@ int httpd_start(const struct httpd_opts *o, struct httpd **out)
 {
 	struct httpd *h;
 	int fd, ret;
-	bool v6 = strchr(o->listen, ':') != NULL;
+	bool v6 = false;
 
 	if (!o->tls_cert_pem != !o->tls_key_pem)
 		return -EINVAL;
@@ -270,7 +279,7 @@ int httpd_start(const struct httpd_opts *o, struct httpd **out)
 	h->o = *o;
 	guard_init(&h->guard, httpd_fd_budget(o), o->header_timeout,
 		   o->idle_timeout, o->request_timeout);
-	fd = httpd_listen_fd(o, &h->port);
+	fd = httpd_listen_fd(o, &h->port, &v6);
 	if (fd < 0) {
 		guard_destroy(&h->guard);
 		free(h);
