@@ -121,7 +121,4 @@ int scrape_get(struct scrape_flights *f, const struct scrape_req *rq,
 /* Give back a reference; the last one frees the body. NULL is fine. */
 void scrape_body_put(struct scrape_body *b);
 
-/* Bytes held now (bodies alive and renders' expected sizes). */
-size_t scrape_flights_held(struct scrape_flights *f);
-
 #endif

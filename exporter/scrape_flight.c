@@ -161,16 +161,6 @@ void scrape_flights_free(struct scrape_flights *f)
 	free(f);
 }
 
-size_t scrape_flights_held(struct scrape_flights *f)
-{
-	size_t n;
-
-	pthread_mutex_lock(&f->lock);
-	n = f->held;
-	pthread_mutex_unlock(&f->lock);
-	return n;
-}
-
 /* Under the lock: the expected bytes of a render of @k. */
 static size_t flight_expect(struct scrape_flights *f,
 			    const struct flight_key *k)
