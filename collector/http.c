@@ -76,7 +76,7 @@ enum http_state {
 struct http {
 	struct http_opts opts;
 	struct writer *writer;
-	struct MHD_Daemon *daemon;
+	struct httpd *server;
 	unsigned port;
 	atomic_uint suspended; /* requests between suspend and completion */
 };
@@ -380,6 +380,11 @@ static enum MHD_Result http_answer(struct http_req *req)
 	if (job->status == -ENOTSUP)
 		return http_error(conn, MHD_HTTP_NOT_FOUND,
 				  "test planning is not enabled");
+	if (job->status && req->route == ROUTE_HEALTH &&
+	    job->status != -ESHUTDOWN && job->error[0]) {
+		snprintf(msg, sizeof(msg), "storage failed: %s", job->error);
+		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
+	}
 	if (job->status)
 		return http_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  job->status == -ESHUTDOWN
@@ -559,78 +564,47 @@ static void http_completed(void *cls, struct MHD_Connection *conn,
 
 /* ---- the daemon ---- */
 
-static struct MHD_Daemon *http_start(struct http *h, const struct sockaddr *sa,
-				     bool v6)
-{
-	const struct http_opts *o = &h->opts;
-	/* Options that only apply in some setups go at the end, so the list
-	 * can be cut short with MHD_OPTION_END where they are unused. */
-	struct MHD_OptionItem opts[] = {
-		{MHD_OPTION_SOCK_ADDR, 0, (void *)sa},
-		{MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout, NULL},
-		{MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit,
-		 NULL},
-		{MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		 (intptr_t)o->connection_memory, NULL},
-		{MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
-		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)http_completed, h},
-		{MHD_OPTION_END, 0, NULL}, /* thread pool */
-		{MHD_OPTION_END, 0, NULL}, /* TLS key */
-		{MHD_OPTION_END, 0, NULL}, /* TLS cert */
-		{MHD_OPTION_END, 0, NULL},
-	};
-	size_t n = 6;
-
-	if (o->threads > 1)
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE,
-						    o->threads, NULL};
-	if (o->tls_cert_pem) {
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0,
-						    (void *)o->tls_key_pem};
-		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT,
-						    0, (void *)o->tls_cert_pem};
-	}
-	return MHD_start_daemon(httpd_flags(v6, o->tls_cert_pem) |
-					MHD_ALLOW_SUSPEND_RESUME,
-				0, NULL, NULL, http_handler, h,
-				/* first, so MHD logs nothing on its own */
-				MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
-				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
-}
-
 int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 {
-	struct sockaddr_storage ss;
+	struct httpd_opts ho = {
+		.what = "listen",
+		.listen = o->listen,
+		.port = o->port,
+		.threads = o->threads,
+		.max_connections = o->max_connections,
+		.per_ip_limit = o->per_ip_connection_limit,
+		.idle_timeout = o->connection_timeout,
+		.header_timeout = o->header_timeout,
+		.request_timeout = o->request_timeout,
+		.connection_memory = o->connection_memory,
+		.tls_cert_pem = o->tls_cert_pem,
+		.tls_key_pem = o->tls_key_pem,
+		.json_errors = true,
+		.suspend_resume = true,
+		.handler = http_handler,
+		.completed = http_completed,
+	};
 	struct http *h;
-	bool v6;
 	int ret;
 
-	if (o->tls_cert_pem &&
-	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		log_err("http: TLS is configured but this "
-			"libmicrohttpd has no TLS support");
-		return -ENOTSUP;
-	}
-	ret = httpd_addr("listen", o->listen, o->port, &ss, &v6);
-	if (ret)
-		return ret;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->opts = *o;
 	h->writer = w;
 	atomic_init(&h->suspended, 0);
-	h->daemon = http_start(h, (const struct sockaddr *)&ss, v6);
-	if (!h->daemon) {
-		log_err("http: cannot listen on %s port %u (in use, or bad TLS "
-			"certificate/key?)",
-			o->listen, o->port);
+	ho.handler_cls = h;
+	ho.completed_cls = h;
+	ret = httpd_start(&ho, &h->server);
+	if (ret) {
 		free(h);
-		return -EADDRINUSE;
+		return ret;
 	}
-	h->port = httpd_port(h->daemon, o->port);
-	log_info("http: listening on %s port %u (%s, %u threads)", o->listen,
-		 h->port, o->tls_cert_pem ? "https" : "http", o->threads);
+	h->port = httpd_bound_port(h->server);
+	log_info("http: listening on %s port %u (%s, %u threads, at most %u "
+		 "connections, %u per address)",
+		 o->listen, h->port, o->tls_cert_pem ? "https" : "http",
+		 o->threads, o->max_connections, o->per_ip_connection_limit);
 	*out = h;
 	return 0;
 }
@@ -642,10 +616,7 @@ unsigned http_port(const struct http *h)
 
 void http_quiesce(struct http *h)
 {
-	MHD_socket s = MHD_quiesce_daemon(h->daemon);
-
-	if (s != MHD_INVALID_SOCKET)
-		close(s);
+	httpd_quiesce(h->server);
 }
 
 unsigned http_drain(struct http *h, unsigned timeout_ms)
@@ -664,7 +635,6 @@ void http_free(struct http *h)
 {
 	if (!h)
 		return;
-	if (h->daemon)
-		MHD_stop_daemon(h->daemon);
+	httpd_stop(h->server);
 	free(h);
 }

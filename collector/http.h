@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The collector's HTTP side (libmicrohttpd, internal thread pool, epoll
- * where available): POST /api/v1/report, GET /healthz and
+ * The collector's HTTP side (common/httpd: libmicrohttpd with a thread
+ * pool, the connection guard and the request gate): POST /api/v1/report,
+ * GET /healthz and
  * POST /api/v1/hosts/NAME/retire. Handlers authenticate, read the body
  * under a byte limit, validate it with report_decode(), hand the report to
  * the writer and suspend the connection; the writer's done() resumes it
@@ -21,7 +22,10 @@ struct http_opts {
 	const char *listen; /* numeric IPv4/IPv6 address */
 	unsigned port;	    /* 0: ephemeral */
 	unsigned threads;
-	unsigned connection_timeout;	  /* seconds */
+	unsigned connection_timeout;	  /* seconds idle */
+	unsigned header_timeout;	  /* seconds to send a request head */
+	unsigned request_timeout;	  /* seconds per request; 0: none */
+	unsigned max_connections;	  /* open at most (idle ones yield) */
 	unsigned per_ip_connection_limit; /* 0: none */
 	size_t connection_memory;
 	size_t max_body_bytes;

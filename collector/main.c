@@ -6,9 +6,9 @@
  * option parsing and the signal flag lives in libibpulse-collector.
  */
 #include "auth.h"
-#include "buf.h"
 #include "config.h"
 #include "http.h"
+#include "httpd.h"
 #include "log.h"
 #include "plansvc.h"
 #include "settings.h"
@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #define DEFAULT_CONFIG IBPULSE_SYSCONFDIR "/collector.ini"
-#define TLS_MAX_PEM (1 << 20)
 #define SHUTDOWN_DRAIN_MS 5000
 #define MAX_OVERRIDES 16
 
@@ -237,31 +236,6 @@ static int cmd_retire(struct cli *c)
 	return ret ? 1 : 0;
 }
 
-static int read_pem(const char *path, char **out)
-{
-	FILE *f = fopen(path, "re");
-	char chunk[4096];
-	struct buf b;
-	size_t n;
-	int ret = 0;
-
-	if (!f) {
-		log_err("cannot open %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	buf_init(&b, TLS_MAX_PEM);
-	while (!ret && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ret = buf_add(&b, chunk, n);
-	fclose(f);
-	if (ret || !b.len) {
-		log_err("%s: empty or too large", path);
-		buf_free(&b);
-		return -EINVAL;
-	}
-	*out = buf_steal(&b, NULL);
-	return 0;
-}
-
 static int write_port_file(const char *path, unsigned port)
 {
 	char tmp[4096];
@@ -296,6 +270,9 @@ static int serve(struct cli *c)
 		.port = (unsigned)s->port,
 		.threads = (unsigned)s->threads,
 		.connection_timeout = (unsigned)s->connection_timeout,
+		.header_timeout = (unsigned)s->header_timeout,
+		.request_timeout = (unsigned)s->request_timeout,
+		.max_connections = (unsigned)s->max_connections,
 		.per_ip_connection_limit = (unsigned)s->per_ip_connection_limit,
 		.connection_memory = (size_t)s->connection_memory,
 		.max_body_bytes = (size_t)s->max_body_bytes,
@@ -330,9 +307,9 @@ static int serve(struct cli *c)
 	int ret = 0;
 
 	if (s->tls_cert) {
-		ret = read_pem(s->tls_cert, &cert);
+		ret = httpd_read_pem(s->tls_cert, &cert);
 		if (!ret)
-			ret = read_pem(s->tls_key, &key);
+			ret = httpd_read_pem(s->tls_key, &key);
 		ho.tls_cert_pem = cert;
 		ho.tls_key_pem = key;
 	}

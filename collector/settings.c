@@ -30,7 +30,20 @@ const struct conf_opt collector_conf_opts[] = {
 	 "HTTP worker threads (they decode and validate reports)"},
 	{"collector", "connection_timeout", CONF_INT, S(connection_timeout),
 	 "30", 1, 3600,
-	 "seconds a connection may stay idle before it is closed"},
+	 "seconds a connection may stay idle (no traffic, or no new request "
+	 "after an answer) before it is closed"},
+	{"collector", "header_timeout", CONF_INT, S(header_timeout), "10", 1,
+	 3600,
+	 "seconds a new connection has to send a whole request head (however "
+	 "slowly its bytes come)"},
+	{"collector", "request_timeout", CONF_INT, S(request_timeout), "60", 0,
+	 3600,
+	 "seconds a request may take from its head to the last byte of the "
+	 "answer (0: no limit)"},
+	{"collector", "max_connections", CONF_INT, S(max_connections), "1024",
+	 1, 1000000,
+	 "open connections at most; when full, the connection idle the "
+	 "longest is closed to admit a new one"},
 	{"collector", "per_ip_connection_limit", CONF_INT,
 	 S(per_ip_connection_limit), "16", 0, 65535,
 	 "concurrent connections per client address (0: unlimited)"},

@@ -22,6 +22,9 @@ struct collector_settings {
 	char *schema_dir;
 	long long threads;	      /* HTTP worker threads */
 	long long connection_timeout; /* seconds idle before close */
+	long long header_timeout;     /* seconds to send a request head */
+	long long request_timeout;    /* seconds per request, 0: none */
+	long long max_connections;
 	long long per_ip_connection_limit;
 	long long connection_memory; /* bytes per connection (MHD) */
 	long long max_body_bytes;

@@ -19,6 +19,7 @@
 
 #define WRITER_IDLE_WAIT 1.0	/* seconds between maintenance runs when idle */
 #define WRITER_PRUNE_PAUSE 60.0 /* seconds after a step that found little */
+#define WRITER_FAIL_MEMORY 60.0 /* seconds a failed commit keeps health 503 */
 
 struct writer {
 	struct store *st;
@@ -31,6 +32,11 @@ struct writer {
 	int stopping;
 	double next_prune, next_checkpoint;
 	struct writer_counts counts; /* under lock */
+	/* The last transaction that carried data, if it failed to commit
+	 * (the writer thread's own: no lock). */
+	int data_fail;	  /* 0, or its -errno */
+	double data_when; /* CLOCK_MONOTONIC of that failure */
+	char data_error[120];
 };
 
 static double writer_clock(clockid_t id)
@@ -193,6 +199,51 @@ static int writer_transaction(struct writer *w, struct writer_job *first,
 	return ret;
 }
 
+/* A failure of the storage, as opposed to a refused request. */
+static int writer_storage_failed(int ret)
+{
+	return ret && ret != -EINVAL && ret != -ENOENT && ret != -ENOTSUP;
+}
+
+/*
+ * After a transaction: remember whether data could be committed. A health
+ * job alone proves little (an empty transaction commits on a full disk);
+ * the last real commit does, until WRITER_FAIL_MEMORY passes without one.
+ */
+static void writer_note(struct writer *w, const struct writer_job *first,
+			const struct writer_job *end, int ret)
+{
+	int data = 0;
+
+	for (const struct writer_job *j = first; j != end; j = j->next)
+		data |= j->kind != WRITER_HEALTH;
+	if (!data)
+		return;
+	if (!writer_storage_failed(ret)) {
+		w->data_fail = 0;
+		return;
+	}
+	if (ret == -EBUSY) /* a lock: the health job's own BEGIN meets it */
+		return;
+	w->data_fail = ret;
+	w->data_when = writer_clock(CLOCK_MONOTONIC);
+	snprintf(w->data_error, sizeof(w->data_error), "%s",
+		 store_last_error(w->st));
+}
+
+/* A health job whose own transaction committed: the last data commit's. */
+static void writer_health(struct writer *w, struct writer_job *job)
+{
+	double age = writer_clock(CLOCK_MONOTONIC) - w->data_when;
+
+	if (!w->data_fail || age >= WRITER_FAIL_MEMORY)
+		return;
+	job->status = w->data_fail;
+	snprintf(job->error, sizeof(job->error),
+		 "the last commit failed %.0f s ago: %s", age,
+		 w->data_error[0] ? w->data_error : strerror(-w->data_fail));
+}
+
 static void writer_finish(struct writer *w, struct writer_job *job, int ret)
 {
 	pthread_mutex_lock(&w->lock);
@@ -202,8 +253,14 @@ static void writer_finish(struct writer *w, struct writer_job *job, int ret)
 		w->counts.history_rows += job->stats.history_written;
 	}
 	pthread_mutex_unlock(&w->lock);
-	if (ret)
+	if (ret) {
 		job->status = ret;
+		if (job->kind == WRITER_HEALTH)
+			snprintf(job->error, sizeof(job->error), "%s",
+				 store_last_error(w->st));
+	} else if (job->kind == WRITER_HEALTH) {
+		writer_health(w, job);
+	}
 	job->done(job);
 }
 
@@ -227,6 +284,7 @@ static void writer_batch(struct writer *w, struct writer_job *jobs)
 	int ret = writer_transaction(w, jobs, NULL);
 
 	writer_count(w, ret);
+	writer_note(w, jobs, NULL, ret);
 	if (ret == -EINVAL && !jobs->next)
 		snprintf(jobs->error, sizeof(jobs->error), "%s",
 			 store_last_error(w->st));
@@ -238,6 +296,7 @@ static void writer_batch(struct writer *w, struct writer_job *jobs)
 
 			ret = writer_transaction(w, jobs, next);
 			writer_count(w, ret);
+			writer_note(w, jobs, next, ret);
 			if (ret == -EINVAL)
 				snprintf(jobs->error, sizeof(jobs->error), "%s",
 					 store_last_error(w->st));

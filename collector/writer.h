@@ -25,7 +25,9 @@ struct writer;
 enum writer_kind {
 	WRITER_REPORT,	 /* store job->report */
 	WRITER_RETIRE,	 /* delete job->host */
-	WRITER_HEALTH,	 /* nothing: done() says whether a commit worked */
+	WRITER_HEALTH,	 /* an empty transaction (the write lock can be
+			  * taken), and status is the last data commit's
+			  * failure if that came within the last minute */
 	WRITER_REGISTER, /* store job->reg; answer: its host's plan */
 	WRITER_PLAN,	 /* answer: job->host's plan */
 	WRITER_RESULTS,	 /* store job->results once per id */
@@ -46,7 +48,8 @@ struct writer_job {
 	int status; /* 0; -ENOENT (retire of an unknown host); -EINVAL (the
 		     * rows break a constraint); other -errno: storage failed */
 	struct store_stats stats;
-	char error[160]; /* with -EINVAL: what the database refused */
+	char error[160]; /* with -EINVAL: what the database refused; for
+			  * WRITER_HEALTH: why it failed */
 	char *answer;	 /* REGISTER, PLAN, COVERAGE: JSON text; the submitter
 			  * frees it (also when status is not 0) */
 	size_t stored, duplicates; /* WRITER_RESULTS */

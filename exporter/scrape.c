@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* One /metrics request, database to body: see scrape.h. */
+/*
+ * One /metrics request, database to body, and the single flight that
+ * shares bodies between concurrent scrapes under a memory ceiling: see
+ * scrape.h.
+ */
 #include "scrape.h"
 #include "config.h"
 #include "log.h"
@@ -54,6 +58,8 @@ static void scrape_db_error(struct scrape_stats *st, const char *err)
 {
 	pthread_mutex_lock(&st->lock);
 	st->database_errors++;
+	st->last_error_at = mono_now();
+	snprintf(st->last_error, sizeof(st->last_error), "%s", err);
 	pthread_mutex_unlock(&st->lock);
 	log_once("exporter-db", 60, LOG_LVL_WARN, "database: %s", err);
 }
@@ -108,9 +114,9 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 	return ret;
 }
 
-int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
-		 const struct scrape_req *rq, struct buf *out, char *err,
-		 size_t errlen)
+int scrape_build_limited(const struct exporter_settings *cfg,
+			 struct scrape_stats *st, const struct scrape_req *rq,
+			 struct buf *out, size_t max, char *err, size_t errlen)
 {
 	struct render_self self = {.version = IBPULSE_VERSION};
 	struct snapshot *sn = NULL;
@@ -125,10 +131,15 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 	self.database_errors = st->database_errors;
 	pthread_mutex_unlock(&st->lock);
 	self.wal_bytes = scrape_wal_size(cfg->db);
-	out->max = (size_t)cfg->max_body_bytes;
+	out->max = max;
 	ret = render_metrics(sn, &self, rq->format, out, NULL);
 	snapshot_free(sn);
-	if (ret == -E2BIG)
+	if (ret == -E2BIG && max < (size_t)cfg->max_body_bytes)
+		snprintf(err, errlen,
+			 "the exporter holds max_inflight_bytes (%lld) of "
+			 "bodies for other scrapes; retry, or shard the scrape",
+			 cfg->max_inflight_bytes);
+	else if (ret == -E2BIG)
 		snprintf(err, errlen,
 			 "the body would pass max_body_bytes (%lld); "
 			 "shard the scrape: /metrics?shard=I&shards=N",
@@ -142,17 +153,62 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 	}
 	pthread_mutex_lock(&st->lock);
 	st->last_duration = mono_now() - t0;
+	st->last_error_at = 0;
+	st->last_error[0] = '\0';
 	pthread_mutex_unlock(&st->lock);
 	return 0;
 }
 
+int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
+		 const struct scrape_req *rq, struct buf *out, char *err,
+		 size_t errlen)
+{
+	return scrape_build_limited(cfg, st, rq, out,
+				    (size_t)cfg->max_body_bytes, err, errlen);
+}
+
 int scrape_health(const struct exporter_settings *cfg, char *err, size_t errlen)
 {
+	/* the last row of each table a scrape starts with: a few pages */
+	static const char probe[] = "SELECT (SELECT max(rowid) FROM host), "
+				    "(SELECT max(rowid) FROM device), "
+				    "(SELECT max(rowid) FROM port), "
+				    "(SELECT max(rowid) FROM series)";
+	sqlite3_stmt *s = NULL;
 	sqlite3 *db = NULL;
-	int ret;
+	int ret, rc;
 
 	ret = snapshot_db_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err,
 			       errlen);
+	if (ret)
+		return ret;
+	rc = sqlite3_prepare_v2(db, probe, -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		snprintf(err, errlen, "%s: cannot read: %s", cfg->db,
+			 sqlite3_errmsg(db));
+		ret = -EIO;
+	}
+	sqlite3_finalize(s);
 	sqlite3_close(db);
+	return ret;
+}
+
+int scrape_ready(const struct exporter_settings *cfg, struct scrape_stats *st,
+		 char *err, size_t errlen)
+{
+	int ret = scrape_health(cfg, err, errlen);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&st->lock);
+	if (st->last_error_at > 0 &&
+	    mono_now() - st->last_error_at < SCRAPE_ERROR_MEMORY) {
+		snprintf(err, errlen, "the last scrape could not read: %s",
+			 st->last_error);
+		ret = -EIO;
+	}
+	pthread_mutex_unlock(&st->lock);
 	return ret;
 }

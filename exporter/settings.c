@@ -4,6 +4,7 @@
  * default and a range here; etc/exporter.ini mirrors them.
  */
 #include "settings.h"
+#include "webauth.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -13,8 +14,9 @@
 #define S(f) offsetof(struct exporter_settings, f)
 
 const struct conf_opt exporter_conf_opts[] = {
-	{"exporter", "listen", CONF_STR, S(listen), "0.0.0.0", 0, 0,
-	 "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)"},
+	{"exporter", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
+	 "numeric IPv4 or IPv6 address to listen on (:: for every address of "
+	 "both families; then set up auth and TLS)"},
 	{"exporter", "port", CONF_INT, S(port), "9471", 0, 65535,
 	 "TCP port; 0 picks a free one (logged, and written to port_file)"},
 	{"exporter", "port_file", CONF_STR, S(port_file), NULL, 0, 0,
@@ -24,10 +26,24 @@ const struct conf_opt exporter_conf_opts[] = {
 	{"exporter", "threads", CONF_INT, S(threads), "4", 1, 256,
 	 "HTTP worker threads (concurrent scrapes)"},
 	{"exporter", "connection_timeout", CONF_INT, S(connection_timeout),
-	 "60", 1, 3600,
-	 "seconds a connection may stay idle before it is closed"},
+	 "30", 1, 3600,
+	 "seconds a connection may stay idle (no traffic, or no new request "
+	 "after an answer) before it is closed"},
+	{"exporter", "header_timeout", CONF_INT, S(header_timeout), "10", 1,
+	 3600,
+	 "seconds a new connection has to send a whole request head (however "
+	 "slowly its bytes come)"},
+	{"exporter", "request_timeout", CONF_INT, S(request_timeout), "60", 0,
+	 3600,
+	 "seconds a scrape may take from its request to the last byte of the "
+	 "body (0: no limit)"},
 	{"exporter", "max_connections", CONF_INT, S(max_connections), "64", 1,
-	 65535, "concurrent connections"},
+	 65535,
+	 "open connections at most; when full, the connection idle the "
+	 "longest (or the slowest scrape) is closed to admit a new one"},
+	{"exporter", "per_ip_connection_limit", CONF_INT,
+	 S(per_ip_connection_limit), "16", 0, 65535,
+	 "concurrent connections per client address (0: unlimited)"},
 	{"exporter", "stale_after", CONF_DOUBLE, S(stale_after), "90", 1,
 	 31536000,
 	 "seconds without a report after which ibpulse_host_up is 0 (3 push "
@@ -39,6 +55,18 @@ const struct conf_opt exporter_conf_opts[] = {
 	{"exporter", "max_body_bytes", CONF_INT, S(max_body_bytes), "536870912",
 	 4096, 4294967295.0,
 	 "largest /metrics body built (500 above; shard the scrape)"},
+	{"exporter", "max_inflight_bytes", CONF_INT, S(max_inflight_bytes),
+	 "1073741824", 4096, 1099511627776.0,
+	 "bytes of /metrics bodies held at once, being sent or rendered (503 "
+	 "above; at least max_body_bytes)"},
+	{"exporter", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
+	 "PEM certificate: serve HTTPS (needs tls_key)"},
+	{"exporter", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,
+	 "PEM private key for tls_cert"},
+	{"exporter", "bearer_token_file", CONF_STR, S(bearer_token_file), NULL,
+	 0, 0,
+	 "file whose first line is a bearer token that may scrape (with "
+	 "[basic_auth_users]: either will do)"},
 	{"exporter", "gzip_level", CONF_INT, S(gzip_level), "1", 1, 9,
 	 "zlib level for gzip responses (1: fastest)"},
 	{"exporter", "gzip_threads", CONF_INT, S(gzip_threads), "0", 0, 8,
@@ -65,16 +93,43 @@ const struct conf_opt exporter_conf_opts[] = {
 
 int settings_init(struct exporter_settings *s)
 {
+	int ret;
+
 	memset(s, 0, sizeof(*s));
-	return conf_defaults(exporter_conf_opts, s);
+	ret = conf_defaults(exporter_conf_opts, s);
+	if (ret)
+		return ret;
+	return webauth_new(&s->auth);
+}
+
+/* [basic_auth_users] user = bcrypt hash */
+static int settings_extra(void *obj, const char *section, const char *name,
+			  const char *value, char *err, size_t errlen)
+{
+	struct exporter_settings *s = obj;
+
+	if (strcmp(section, "basic_auth_users") != 0) {
+		snprintf(err, errlen, "unknown section [%s]", section);
+		return -EINVAL;
+	}
+	return webauth_add_user(s->auth, name, value, err, errlen);
 }
 
 int settings_load(struct exporter_settings *s, const char *path, char *err,
 		  size_t errlen)
 {
-	if (!path)
-		return 0;
-	return conf_load(exporter_conf_opts, s, path, NULL, err, errlen);
+	int ret;
+
+	if (path) {
+		ret = conf_load(exporter_conf_opts, s, path, settings_extra,
+				err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (s->bearer_token_file)
+		return webauth_token_file(s->auth, s->bearer_token_file, err,
+					  errlen);
+	return 0;
 }
 
 int settings_set(struct exporter_settings *s, const char *key,
@@ -94,6 +149,17 @@ int settings_check(const struct exporter_settings *s, char *err, size_t errlen)
 		snprintf(err, errlen, "listen must be set");
 		return -EINVAL;
 	}
+	if (!s->tls_cert != !s->tls_key) {
+		snprintf(err, errlen, "tls_cert and tls_key go together");
+		return -EINVAL;
+	}
+	if (s->max_inflight_bytes < s->max_body_bytes) {
+		snprintf(err, errlen,
+			 "max_inflight_bytes (%lld) must be at least "
+			 "max_body_bytes (%lld)",
+			 s->max_inflight_bytes, s->max_body_bytes);
+		return -EINVAL;
+	}
 	if (s->drop_after < s->stale_after) {
 		snprintf(err, errlen,
 			 "drop_after (%g) must be at least stale_after (%g)",
@@ -106,6 +172,10 @@ int settings_check(const struct exporter_settings *s, char *err, size_t errlen)
 void settings_print(const struct exporter_settings *s, FILE *f)
 {
 	conf_print(exporter_conf_opts, s, f);
+	fprintf(f,
+		"\n[basic_auth_users]\n# user = bcrypt hash (%zu loaded; "
+		"not printed)\n",
+		webauth_users(s->auth));
 }
 
 void settings_free(struct exporter_settings *s)
@@ -113,4 +183,6 @@ void settings_free(struct exporter_settings *s)
 	if (!s)
 		return;
 	conf_free(exporter_conf_opts, s);
+	webauth_free(s->auth);
+	s->auth = NULL;
 }

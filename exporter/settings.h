@@ -2,6 +2,8 @@
 /*
  * The exporter's settings: one descriptor table (common/conf.h) drives the
  * defaults, etc/exporter.ini, command-line overrides and --print-config.
+ * The [basic_auth_users] section (user = bcrypt hash) and
+ * bearer_token_file feed struct webauth.
  */
 #ifndef IBPULSE_EXPORTER_SETTINGS_H
 #define IBPULSE_EXPORTER_SETTINGS_H
@@ -11,6 +13,8 @@
 
 #include "conf.h"
 
+struct webauth;
+
 struct exporter_settings {
 	char *listen;		      /* numeric address to bind */
 	long long port;		      /* 0: ephemeral */
@@ -18,7 +22,13 @@ struct exporter_settings {
 	char *db;		      /* SQLite database, opened read-only */
 	long long threads;	      /* HTTP worker threads */
 	long long connection_timeout; /* seconds idle before close */
+	long long header_timeout;     /* seconds to send a request head */
+	long long request_timeout;    /* seconds per request, 0: none */
 	long long max_connections;
+	long long per_ip_connection_limit;
+	long long max_inflight_bytes; /* bodies held at once */
+	char *tls_cert, *tls_key;     /* PEM files: serve HTTPS */
+	char *bearer_token_file;
 	double stale_after;	  /* seconds: host_up 0 past this */
 	double drop_after;	  /* seconds: a host's series leave */
 	long long max_body_bytes; /* ceiling of one /metrics body */
@@ -30,13 +40,14 @@ struct exporter_settings {
 	long long max_pair_series; /* per-pair test results served */
 	char *group_label;	   /* probe label naming a group */
 	char *log_level;
+	struct webauth *auth; /* [basic_auth_users], bearer_token_file */
 };
 
 extern const struct conf_opt exporter_conf_opts[];
 
-/* Set the defaults. Returns 0 or a negative errno. */
+/* Set the defaults (no credentials). Returns 0 or a negative errno. */
 int settings_init(struct exporter_settings *s);
-/* Read @path (NULL: defaults only); a reason in @err on failure. */
+/* Read @path (NULL: defaults only) and the bearer_token_file it names. */
 int settings_load(struct exporter_settings *s, const char *path, char *err,
 		  size_t errlen);
 /* Override one [exporter] key from the command line. */

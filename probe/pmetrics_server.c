@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The probe's /metrics over HTTP (pmetrics.h): libmicrohttpd with its own
- * single polling thread, bounded connections and an idle timeout, started
- * as the collector and the exporter start theirs (common/httpd.h). Each
+ * single polling thread, bounded connections and timeouts, started as the
+ * collector and the exporter start theirs (common/httpd.h; an unset
+ * address is `::`, every address of both families). Each
  * scrape builds a fresh report through the caller's callback, renders it
  * in the format the Accept header prefers and gzips it when the client
  * accepts gzip (common/negotiate.h, and common/pgzip.h with one thread,
@@ -24,7 +25,7 @@
 #include "pgzip.h"
 
 struct pmetrics_server {
-	struct MHD_Daemon *mhd;
+	struct httpd *http;
 	pmetrics_build_fn build;
 	void *arg;
 	unsigned port;
@@ -112,11 +113,19 @@ static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
 int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
 			struct pmetrics_server **out)
 {
-	struct sockaddr_storage ss;
+	struct httpd_opts o = {
+		.what = "metrics_listen",
+		.threads = 1,
+		.max_connections = PMETRICS_MAX_CONNECTIONS,
+		.idle_timeout = PMETRICS_TIMEOUT,
+		.header_timeout = PMETRICS_TIMEOUT,
+		.request_timeout = 6 * PMETRICS_TIMEOUT,
+		.handler = pms_handle,
+	};
 	struct pmetrics_server *s;
 	char addr[64], err[256];
 	unsigned port;
-	bool v6;
+	int ret;
 
 	*out = NULL;
 	if (pmetrics_listen_parse(listen, addr, sizeof(addr), &port, err,
@@ -124,30 +133,24 @@ int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
 		log_err("%s", err);
 		return -EINVAL;
 	}
-	if (httpd_addr("metrics_listen", *addr ? addr : "0.0.0.0", port, &ss,
-		       &v6))
-		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->build = build;
 	s->arg = arg;
-	s->mhd = MHD_start_daemon(
-		httpd_flags(v6, false), 0, NULL, NULL, pms_handle, s,
-		MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PMETRICS_TIMEOUT,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)PMETRICS_MAX_CONNECTIONS,
-		MHD_OPTION_END);
-	if (!s->mhd) {
-		log_err("metrics_listen %s: cannot listen: %s", listen,
-			strerror(errno));
+	/* unset: every address of both families (:: is dual-stack) */
+	o.listen = *addr ? addr : "::";
+	o.port = port;
+	o.handler_cls = s;
+	ret = httpd_start(&o, &s->http);
+	if (ret) {
 		free(s);
-		return -EADDRINUSE;
+		return ret;
 	}
-	s->port = httpd_port(s->mhd, port);
-	log_info("serving /metrics on %s%s%s:%u", v6 ? "[" : "",
-		 *addr ? addr : "*", v6 ? "]" : "", s->port);
+	s->port = httpd_bound_port(s->http);
+	log_info("serving /metrics on %s%s%s:%u",
+		 strchr(o.listen, ':') ? "[" : "", o.listen,
+		 strchr(o.listen, ':') ? "]" : "", s->port);
 	*out = s;
 	return 0;
 }
@@ -161,7 +164,6 @@ void pmetrics_server_free(struct pmetrics_server *s)
 {
 	if (!s)
 		return;
-	if (s->mhd)
-		MHD_stop_daemon(s->mhd);
+	httpd_stop(s->http);
 	free(s);
 }

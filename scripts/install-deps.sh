@@ -6,7 +6,7 @@
 # RHEL / Fedora equivalents (dnf install):
 #   meson ninja-build gcc clang pkgconf-pkg-config rdma-core-devel
 #   libmicrohttpd-devel sqlite-devel libcurl-devel jansson-devel inih-devel
-#   libcmocka-devel zlib-devel gnutls-devel prometheus2 golang-github-prometheus-node-exporter
+#   libcmocka-devel zlib-devel gnutls-devel libxcrypt-devel prometheus2 golang-github-prometheus-node-exporter
 #   qemu-system-x86 busybox kmod rdma-core libibverbs-utils perftest infiniband-diags
 set -euo pipefail
 
@@ -15,11 +15,13 @@ build_pkgs=(
 	libibverbs-dev libibumad-dev libmicrohttpd-dev libsqlite3-dev sqlite3
 	libcurl4-openssl-dev libjansson-dev libinih-dev libcmocka-dev zlib1g-dev
 	libclang-rt-14-dev clang-format curl ca-certificates python3
+	libcrypt-dev
 )
 test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
 	ibverbs-providers perftest infiniband-diags iproute2
+	openssl util-linux
 )
 
 want=("${build_pkgs[@]}")

@@ -71,14 +71,16 @@ class Collector:
                 f.write("%s = %s\n" % (h, token(h)))
         self.proc = None
         self.port = None
+        self.wrap = []  # a command to run the collector under (unshare)
 
     def start(self):
         if os.path.exists(self.port_file):
             os.unlink(self.port_file)
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
-                [COLLECTOR, "serve", "--config", self.config, "--port-file",
-                 self.port_file], stdout=subprocess.DEVNULL, stderr=log)
+                self.wrap + [COLLECTOR, "serve", "--config", self.config,
+                             "--port-file", self.port_file],
+                stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -279,3 +279,129 @@ def run(main):
         sys.stderr.write("FAIL: %s\n" % e)
         rc = 1
     sys.exit(rc or 0)
+
+
+# ---- hostile clients (tests/*/test_hostile.py) ----
+
+def raw(port, data, host="127.0.0.1", src=None, timeout=3.0):
+    """Send @data on a new connection and read until the peer closes or
+    @timeout passes: (bytes read, closed by the peer, seconds)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    if src:
+        s.bind((src, 0))
+    t0 = time.monotonic()
+    got, closed = b"", False
+    try:
+        s.connect((host, port))
+        s.sendall(data)
+        while time.monotonic() - t0 < timeout:
+            chunk = s.recv(65536)
+            if not chunk:
+                closed = True
+                break
+            got += chunk
+    except (socket.timeout, TimeoutError):
+        pass
+    except (ConnectionResetError, BrokenPipeError):
+        closed = True
+    finally:
+        s.close()
+    return got, closed, time.monotonic() - t0
+
+
+def statuses(answer):
+    """The status codes of every HTTP response in @answer, in order."""
+    out = []
+    for line in answer.split(b"\r\n"):
+        if line.startswith(b"HTTP/1."):
+            parts = line.split(b" ")
+            if len(parts) > 1 and parts[1].isdigit():
+                out.append(int(parts[1]))
+    return out
+
+
+def gate_cases(method, path, headers=b"", body=b""):
+    """Requests the shared request gate must answer 400 and close, as
+    (name, bytes): RFC 9112's framing ambiguities, HTTP/1.1 without Host,
+    NUL bytes in header values. @headers (CRLF-terminated lines) go into
+    each; the smuggled second request is a GET of /nope."""
+    start = b"%s %s HTTP/1.1\r\n" % (method, path)
+    host = b"Host: test\r\n"
+    smuggled = b"GET /nope HTTP/1.1\r\nHost: test\r\n\r\n"
+    n = len(body)
+    return [
+        ("duplicate Content-Length", start + host + headers +
+         b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % (n, n + len(smuggled)) +
+         body + smuggled),
+        ("Content-Length with chunked", start + host + headers +
+         b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n" % (n + 5) +
+         b"%x\r\n" % n + body + b"\r\n0\r\n\r\n" if n else
+         start + host + headers +
+         b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        ("unknown Transfer-Encoding", start + host + headers +
+         b"Transfer-Encoding: gzip\r\n\r\n" + body),
+        ("HTTP/1.1 without Host", start + headers +
+         b"Content-Length: %d\r\n\r\n" % n + body),
+        ("two Host headers", start + host + b"Host: other\r\n" + headers +
+         b"Content-Length: %d\r\n\r\n" % n + body),
+        ("NUL in a header value", start + host + b"X-Note: a\x00b\r\n" + headers +
+         b"Content-Length: %d\r\n\r\n" % n + body),
+        ("NUL in the last header value", start + host + headers +
+         b"Content-Length: %d\r\nX-Note: a\x00bc\r\n\r\n" % n + body),
+    ]
+
+
+def check_gate(port, method, path, good_status, headers=b"", body=b""):
+    """Each of gate_cases() gets exactly one answer, 400, and the
+    connection closed, within 3 s; a well-formed request on the same path
+    gets @good_status (so the cases are refused for their framing)."""
+    ok = (b"%s %s HTTP/1.1\r\nHost: test\r\n" % (method, path) + headers +
+          b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+    got, closed, _ = raw(port, ok)
+    check(statuses(got) == [good_status], "well-formed request: %r" % got[:300])
+    for name, data in gate_cases(method, path, headers, body):
+        got, closed, took = raw(port, data)
+        check(statuses(got) == [400] and closed,
+              "%s: want one 400 and a close within 3 s, got %s (closed %s, %.1f s): %r"
+              % (name, statuses(got), closed, took, got[:300]))
+
+
+class SlowClients:
+    """Connections that send a partial request head and stall, spread over
+    loopback addresses 127.0.0.(@first..) @per_addr at a time (all of
+    127/8 reaches lo). close() ends them."""
+
+    def __init__(self, port, n, per_addr=16, first=2, head=None):
+        self.socks = []
+        head = head or b"GET /metrics HTTP/1.1\r\nHost: test\r\n"
+        for i in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.%d" % (first + i // per_addr), 0))
+            s.settimeout(5)
+            try:
+                s.connect(("127.0.0.1", port))
+                s.sendall(head)
+            except OSError:
+                pass
+            self.socks.append(s)
+
+    def closed_by_peer(self):
+        """How many of them the server has closed."""
+        n = 0
+        for s in self.socks:
+            s.setblocking(False)
+            try:
+                if s.recv(65536) == b"":
+                    n += 1
+            except BlockingIOError:
+                pass
+            except OSError:
+                n += 1
+        return n
+
+    def close(self):
+        for s in self.socks:
+            s.close()
+        self.socks = []

@@ -297,6 +297,37 @@ class Served(Base, daemonlib.DaemonMixin):
         self.assertEqual(self.proc.wait(60), 0, self.daemon_log())
 
 
+class DualStack(Served):
+    """metrics_listen = :PORT (no address) is every address, IPv4 and IPv6."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        t = self.tmp.name
+        self.cfg = os.path.join(t, "probe.ini")
+        with open(self.cfg, "w") as f:
+            f.write("[probe]\nhost = node01\nsysfs_root = %s\n"
+                    "netdev_stats = false\n[daemon]\nresponder_port = 0\n"
+                    "responder_listen = 127.0.0.1\nspool_dir = %s\n"
+                    "control_socket = %s\nmetrics_listen = :0\n"
+                    % (os.path.join(FIXTURES, "sysfs-mlx5"),
+                       os.path.join(t, "spool"), os.path.join(t, "probe.sock")))
+        self.log = open(os.path.join(t, "daemon.log"), "w+")
+        self.proc = subprocess.Popen([PROBE, "daemon", "--config", self.cfg],
+                                     stdout=subprocess.DEVNULL,
+                                     stderr=self.log)
+        self.port = self.wait_log(r"serving /metrics on \[::\]:(\d+)")
+
+    def test_both_families(self):
+        for host in ("127.0.0.1", "[::1]"):
+            st, _, _ = get("http://%s:%s/metrics" % (host, self.port))
+            self.assertEqual(st, 200, host)
+
+    # Served's tests run once, on 127.0.0.1
+    test_same_as_cli_and_fresh = None
+    test_negotiation_and_gzip = None
+    test_other_paths_and_methods = None
+
+
 class BadListen(unittest.TestCase):
     def test_rejected_at_load(self):
         for bad in ("127.0.0.1", "localhost:9469", "1.2.3.4:70000",
