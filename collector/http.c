@@ -471,7 +471,7 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 	case ROUTE_COVERAGE:
 		return http_submit(req, WRITER_COVERAGE);
 	case ROUTE_REGRESSIONS:
-		return http_submit(req, WRITER_REGRESSIONS);
+		return http_submit(req, WRITER_REGRESS);
 	default:
 		return http_error(req->conn, MHD_HTTP_NOT_FOUND,
 				  "no such endpoint");

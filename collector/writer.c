@@ -170,7 +170,7 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 	}
 	case WRITER_HEALTH:
 		return 0;
-	case WRITER_REGRESSIONS:
+	case WRITER_REGRESS:
 		free(job->answer);
 		job->answer = NULL;
 		return store_regress_json(w->st, now, &job->answer);

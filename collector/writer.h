@@ -23,15 +23,15 @@ struct tresults;
 struct writer;
 
 enum writer_kind {
-	WRITER_REPORT,	    /* store job->report */
-	WRITER_RETIRE,	    /* delete job->host */
-	WRITER_HEALTH,	    /* nothing: done() says whether a commit worked */
-	WRITER_REGISTER,    /* store job->reg; answer: its host's plan */
-	WRITER_PLAN,	    /* answer: job->host's plan */
-	WRITER_RESULTS,	    /* store job->results once per id */
-	WRITER_PAUSE,	    /* job->host paused (flag 1) or resumed (0) */
-	WRITER_COVERAGE,    /* answer: the coverage view */
-	WRITER_REGRESSIONS, /* answer: GET /api/v1/regressions */
+	WRITER_REPORT,	 /* store job->report */
+	WRITER_RETIRE,	 /* delete job->host */
+	WRITER_HEALTH,	 /* nothing: done() says whether a commit worked */
+	WRITER_REGISTER, /* store job->reg; answer: its host's plan */
+	WRITER_PLAN,	 /* answer: job->host's plan */
+	WRITER_RESULTS,	 /* store job->results once per id */
+	WRITER_PAUSE,	 /* job->host paused (flag 1) or resumed (0) */
+	WRITER_COVERAGE, /* answer: the coverage view */
+	WRITER_REGRESS,	 /* answer: GET /api/v1/regressions */
 };
 
 struct writer_job {
