@@ -56,6 +56,8 @@ CREATE INDEX link_state_open ON link_state(profile, metric)
 CREATE INDEX link_state_groups ON link_state(profile, metric, a_group,
 					     b_group);
 CREATE INDEX link_state_last ON link_state(last_started);
+CREATE INDEX link_state_under ON link_state(under_since)
+	WHERE under_since IS NOT NULL;
 
 -- The accepted results of a link (ok, not busy, not judged bad, no
 -- regression open): the newest `results` within `window_days`.
