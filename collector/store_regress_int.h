@@ -69,6 +69,9 @@ struct store_regress {
 	size_t n_dirty, cap_dirty;
 };
 
+/* The SQL text of statement @which (store_regress_sql.c). */
+const char *regress_sql(enum store_rsql which);
+
 /* The statement @which, reset with its bindings cleared. */
 sqlite3_stmt *regress_stmt(struct store_regress *rg, enum store_rsql which);
 
