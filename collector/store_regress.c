@@ -798,8 +798,13 @@ static int job_load(struct store *st, struct rjob *j, double from, double now)
 	} else if (ret == -ENODATA) {
 		ret = 0;
 	}
-	if (j->have_f && rg->o.efficiency_floor > 0)
+	if (j->have_f && rg->o.efficiency_floor > 0) {
 		j->under = j->l.value / j->f.value < rg->o.efficiency_floor;
+	} else if (!isnan(j->l.under_since)) {
+		/* no figure (or no floor) any more: nothing is under it */
+		j->l.under_since = NAN;
+		j->l.under_from = j->l.t->started;
+	}
 	return ret;
 }
 
