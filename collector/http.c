@@ -42,6 +42,7 @@ enum http_route {
 	ROUTE_PAUSE,
 	ROUTE_RESUME,
 	ROUTE_COVERAGE,
+	ROUTE_REGRESSIONS,
 };
 
 /* Fixed paths: route, method, whether the admin token is needed. */
@@ -55,6 +56,7 @@ static const struct {
 	{"/api/v1/plan", MHD_HTTP_METHOD_GET, ROUTE_PLAN, 0},
 	{"/api/v1/results", MHD_HTTP_METHOD_POST, ROUTE_RESULTS, 0},
 	{"/api/v1/coverage", MHD_HTTP_METHOD_GET, ROUTE_COVERAGE, 1},
+	{"/api/v1/regressions", MHD_HTTP_METHOD_GET, ROUTE_REGRESSIONS, 1},
 };
 
 /* POST /api/v1/hosts/NAME/ACTION */
@@ -231,7 +233,8 @@ static int http_authorize(struct http *h, struct http_req *req,
 
 	if (req->route == ROUTE_HEALTH)
 		return 0;
-	if (req->route == ROUTE_RETIRE || req->route == ROUTE_COVERAGE) {
+	if (req->route == ROUTE_RETIRE || req->route == ROUTE_COVERAGE ||
+	    req->route == ROUTE_REGRESSIONS) {
 		if (!admin)
 			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
 					  "the admin API is disabled (no "
@@ -403,6 +406,7 @@ static enum MHD_Result http_answer(struct http_req *req)
 	case ROUTE_REGISTER:
 	case ROUTE_PLAN:
 	case ROUTE_COVERAGE:
+	case ROUTE_REGRESSIONS:
 		return http_send_text(conn, &job->answer);
 	case ROUTE_RESULTS:
 		return http_send(conn, MHD_HTTP_OK,
@@ -471,6 +475,8 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 		return http_submit(req, WRITER_PAUSE);
 	case ROUTE_COVERAGE:
 		return http_submit(req, WRITER_COVERAGE);
+	case ROUTE_REGRESSIONS:
+		return http_submit(req, WRITER_REGRESS);
 	default:
 		return http_error(req->conn, MHD_HTTP_NOT_FOUND,
 				  "no such endpoint");

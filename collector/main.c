@@ -205,6 +205,8 @@ static int open_store(const struct collector_settings *s, struct store **st)
 		.retention = (double)s->retention_days * 86400.0,
 		.prune_batch = s->prune_batch,
 		.wal_max_bytes = s->wal_max_bytes,
+		.baseline = &s->baseline,
+		.group_label = s->group_label,
 	};
 
 	return store_open(&o, st);

@@ -100,6 +100,35 @@ const struct conf_opt collector_conf_opts[] = {
 	 0, "a probe takes part in one test at a time (else one per port)"},
 	{"planner", "replan_interval", CONF_INT, S(replan_interval), "60", 0,
 	 86400, "seconds between replans when registrations or pauses change"},
+	{"baseline", "results", CONF_INT, S(baseline.results), "20", 2, 1000,
+	 "accepted results of a link its baseline keeps (the newest)"},
+	{"baseline", "window_days", CONF_DOUBLE, S(baseline.window_days), "7",
+	 0.01, 365,
+	 "only results this recent make a baseline; a regression open this "
+	 "long is taken as the link's new level"},
+	{"baseline", "min_results", CONF_INT, S(baseline.min_results), "5", 2,
+	 1000, "results a baseline needs before anything is judged by it"},
+	{"baseline", "margin", CONF_DOUBLE, S(baseline.margin), "0.2", 0.01,
+	 0.9, "bandwidth: a result below baseline x (1 - margin) is bad"},
+	{"baseline", "latency_margin", CONF_DOUBLE, S(baseline.latency_margin),
+	 "0.5", 0.01, 100,
+	 "latency: a result above baseline x (1 + latency_margin) is bad"},
+	{"baseline", "latency_floor_seconds", CONF_DOUBLE,
+	 S(baseline.latency_floor), "1e-6", 0, 1,
+	 "latency: and only when at least this far above the baseline"},
+	{"baseline", "spread_factor", CONF_DOUBLE, S(baseline.spread_factor),
+	 "3", 0, 100,
+	 "and only beyond this many spreads (1.4826 x MAD) from it"},
+	{"baseline", "bad_results", CONF_INT, S(baseline.bad_results), "3", 1,
+	 64, "K: bad results among the last judged_results open a regression"},
+	{"baseline", "judged_results", CONF_INT, S(baseline.judged_results),
+	 "5", 1, 64, "M: the window bad_results are counted in"},
+	{"baseline", "good_results", CONF_INT, S(baseline.good_results), "5", 1,
+	 64, "good results in a row that close a regression"},
+	{"baseline", "efficiency_floor", CONF_DOUBLE,
+	 S(baseline.efficiency_floor), "0.8", 0, 1,
+	 "a link below this share of its expected figure (K of M results) "
+	 "is under-performing; 0: not judged"},
 	{0}};
 
 int settings_init(struct collector_settings *s)
@@ -196,7 +225,7 @@ int settings_check(const struct collector_settings *s, char *err, size_t errlen)
 		snprintf(err, errlen, "db and schema_dir must be set");
 		return -EINVAL;
 	}
-	return 0;
+	return baseline_opts_check(&s->baseline, err, errlen);
 }
 
 void settings_print(const struct collector_settings *s, FILE *f)

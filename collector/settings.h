@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "baseline.h"
 #include "conf.h"
 #include "planner.h"
 
@@ -50,6 +51,8 @@ struct collector_settings {
 	/* [planner_profiles] NAME = seconds; names owned here */
 	struct planner_profile *plan_profiles;
 	size_t n_plan_profiles;
+	/* [baseline]: baselines and regressions (docs/collector.md) */
+	struct baseline_opts baseline;
 };
 
 extern const struct conf_opt collector_conf_opts[];

@@ -9,9 +9,11 @@
 #include "log.h"
 #include "map.h"
 #include "schema.h"
+#include "store_regress.h"
 #include "store_tests.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +235,8 @@ int store_open(const struct store_opts *o, struct store **out)
 	if (!ret)
 		ret = store_tests_prepare(st);
 	if (!ret)
+		ret = store_regress_prepare(st, o->baseline, o->group_label);
+	if (!ret)
 		ret = store_cache_new(st);
 	if (ret)
 		goto fail;
@@ -255,6 +259,7 @@ void store_close(struct store *st)
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->sql[i]);
 	store_tests_finalize(st);
+	store_regress_finalize(st);
 	if (st->db && sqlite3_close(st->db) != SQLITE_OK)
 		log_err("store: close: %s", sqlite3_errmsg(st->db));
 	free(st->path);
@@ -336,12 +341,13 @@ void store_rollback(struct store *st)
 		store_exec(st, SQL_ROLLBACK);
 	st->in_txn = 0;
 	store_cache_drop(st);
+	store_regress_reset(st);
 }
 
 int store_retire(struct store *st, const char *host)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_HOST_DEL);
-	size_t tests = 0;
+	size_t tests = 0, regress = 0;
 	int rc, ret;
 
 	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
@@ -353,6 +359,8 @@ int store_retire(struct store *st, const char *host)
 	rc = sqlite3_changes(st->db);
 	/* A probe may have registered without ever reporting counters. */
 	ret = store_tests_retire(st, host, &tests);
+	if (!ret)
+		ret = store_regress_retire(st, host, 0, &regress);
 	if (ret)
 		return ret;
 	if (rc == 0 && tests == 0)
@@ -389,20 +397,29 @@ static int store_prune_step(struct store *st, double cutoff, size_t *deleted)
 
 int store_prune(struct store *st, double now, size_t *deleted)
 {
-	size_t n = 0, nr = 0;
-	int ret;
+	int keep = st->opts.retention <= 0;
+	size_t n = 0, nr = 0, ng = 0;
+	int ret, more = 0;
 
 	if (deleted)
 		*deleted = 0;
-	if (st->opts.retention <= 0)
+	if (keep && !st->regress)
 		return 0;
 	ret = store_begin(st);
 	if (ret)
 		return ret;
-	ret = store_prune_step(st, now - st->opts.retention, &n);
-	if (!ret)
+	if (!keep)
+		ret = store_prune_step(st, now - st->opts.retention, &n);
+	if (!ret && !keep)
 		ret = store_prune_results(st, now - st->opts.retention,
 					  st->opts.prune_batch, &nr);
+	/* stale links go after a window even when history is kept */
+	if (!ret)
+		ret = more = store_regress_prune(
+			st, now, keep ? -INFINITY : now - st->opts.retention,
+			st->opts.prune_batch, &ng);
+	if (ret > 0)
+		ret = 0;
 	if (!ret)
 		ret = store_commit(st);
 	else
@@ -410,9 +427,9 @@ int store_prune(struct store *st, double now, size_t *deleted)
 	if (ret)
 		return ret;
 	if (deleted)
-		*deleted = n + nr;
+		*deleted = n + nr + ng;
 	return n >= (size_t)st->opts.prune_batch ||
-	       nr >= (size_t)st->opts.prune_batch;
+	       nr >= (size_t)st->opts.prune_batch || more == 1;
 }
 
 static long long store_wal_size(const struct store *st)

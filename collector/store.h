@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct baseline_opts;
 struct report;
 struct store;
 
@@ -30,6 +31,9 @@ struct store_opts {
 	double retention;	  /* seconds of history; 0 keeps all */
 	long long prune_batch;	  /* rows per store_prune() step */
 	long long wal_max_bytes;
+	/* baselines and regressions (store_regress.h); NULL: not judged */
+	const struct baseline_opts *baseline;
+	const char *group_label; /* probe label naming a host's group */
 };
 
 /* What one report cost, for logs and responses. */

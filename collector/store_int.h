@@ -96,6 +96,7 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *sql[SQL_COUNT];
 	sqlite3_stmt *tsql[TSQL_COUNT]; /* store_tests.c */
+	struct store_regress *regress;	/* store_regress.c; NULL: off */
 	int in_txn;
 	long long data_version; /* to notice other writers (retire CLI) */
 	struct map *hosts;	/* name -> struct cache_host */

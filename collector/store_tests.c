@@ -7,6 +7,7 @@
  */
 #include "store_tests.h"
 #include "store_int.h"
+#include "store_regress.h"
 #include "tdec.h"
 
 #include <errno.h>
@@ -325,7 +326,11 @@ int store_results(struct store *st, const struct tresults *r, double now,
 		}
 		(*stored)++;
 		ret = result_pair(st, r->host, &r->v[i]);
+		if (!ret)
+			ret = store_regress_result(st, r->host, &r->v[i], now);
 	}
+	if (!ret)
+		ret = store_regress_flush(st, now);
 	if (!ret && r->has_dropped) {
 		s = store_tstmt(st, TSQL_DROPPED_UPSERT);
 		store_bind_text(s, 1, r->host);

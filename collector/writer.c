@@ -7,6 +7,7 @@
 #include "log.h"
 #include "plansvc.h"
 #include "report.h"
+#include "store_regress.h"
 #include "store_tests.h"
 #include "tdec.h"
 
@@ -175,6 +176,10 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 	}
 	case WRITER_HEALTH:
 		return 0;
+	case WRITER_REGRESS:
+		free(job->answer);
+		job->answer = NULL;
+		return store_regress_json(w->st, now, &job->answer);
 	default:
 		return writer_apply_tests(w, job, now);
 	}

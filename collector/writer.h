@@ -33,6 +33,7 @@ enum writer_kind {
 	WRITER_RESULTS,	 /* store job->results once per id */
 	WRITER_PAUSE,	 /* job->host paused (flag 1) or resumed (0) */
 	WRITER_COVERAGE, /* answer: the coverage view */
+	WRITER_REGRESS,	 /* answer: GET /api/v1/regressions */
 };
 
 struct writer_job {

@@ -324,6 +324,7 @@ int render_metrics(const struct snapshot *sn, const struct render_self *self,
 	render_ports(&e, sn);
 	render_counters(&e, sn, &f);
 	results_render(&e, sn->results);
+	regress_render(&e, sn->regress);
 	render_self_metrics(&e, self, &scratch);
 	ret = expo_finish(&e);
 	if (series)

@@ -727,6 +727,21 @@ static int read_results(sqlite3 *db, struct snapshot *sn,
 	return results_read(db, &ro, &sn->results, err, errlen);
 }
 
+static int read_regress(sqlite3 *db, struct snapshot *sn,
+			const struct snap_opts *o, char *err, size_t errlen)
+{
+	struct regress_opts ro = {
+		.now = o->now,
+		.period = o->test_period,
+		.shard = o->shard,
+		.shards = o->shards,
+		.max_links = o->max_pairs,
+		.chunk_rows = o->chunk_rows,
+	};
+
+	return regress_read(db, &ro, &sn->regress, err, errlen);
+}
+
 int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		  char *err, size_t errlen)
 {
@@ -750,6 +765,8 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = read_series_best(db, sn, o->chunk_rows, err, errlen);
 	if (!ret)
 		ret = read_results(db, sn, o, err, errlen);
+	if (!ret)
+		ret = read_regress(db, sn, o, err, errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
@@ -784,5 +801,6 @@ void snapshot_free(struct snapshot *s)
 	free(s->keys);
 	free(s->rows);
 	results_free(s->results);
+	regress_free(s->regress);
 	free(s);
 }

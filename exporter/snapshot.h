@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "regress.h"
 #include "results.h"
 
 struct sqlite3;
@@ -108,6 +109,7 @@ struct snapshot {
 	struct snap_row *rows;
 	size_t n_rows;
 	struct results *results;  /* fabric tests (results.h) */
+	struct regress *regress;  /* baselines, regressions (regress.h) */
 	struct snapshot_mem *mem; /* arena, hash and capacities */
 };
 

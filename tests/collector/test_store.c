@@ -137,9 +137,16 @@ static void test_migrate_from_empty(void **state)
 	struct store *st;
 
 	assert_int_equal(store_open(&f->opts, &st), 0);
-	assert_int_equal(store_schema_version(st), 2);
+	assert_int_equal(store_schema_version(st), 3);
 	store_close(st);
-	assert_int_equal(q(f, "PRAGMA user_version"), 2);
+	assert_int_equal(q(f, "PRAGMA user_version"), 3);
+	assert_int_equal(q(f,
+			   "SELECT count(*) FROM sqlite_master WHERE name IN "
+			   "('link_state', 'baseline_sample', 'link_recent', "
+			   "'port_baseline', 'regression', "
+			   "'regression_count', 'port_suspect', "
+			   "'group_pair_suspect')"),
+			 8);
 	assert_int_equal(q(f,
 			   "SELECT count(*) FROM sqlite_master WHERE name IN "
 			   "('host', 'device', 'port', 'port_gid', "

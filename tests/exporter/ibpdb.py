@@ -160,3 +160,34 @@ def add_result(db, host, device, port, peer, profile="bw", outcome="ok", busy=0,
     cols.update(figures)
     db.execute("INSERT INTO result (%s) VALUES (%s)"
                % (", ".join(cols), ", ".join("?" for _ in cols)), tuple(cols.values()))
+
+
+def add_link_state(db, a, b, metric="bandwidth", profile="bw", regression=None,
+                   **cols):
+    """A link's baseline state (schema 003): a and b are (host, device, port);
+    regression: a dict of regression columns to open one for the link; cols
+    are link_state columns (baseline=..., last_value=..., judged=...)."""
+    now = time.time()
+    row = {"a_host": a[0], "a_device": a[1], "a_port": a[2], "b_host": b[0],
+           "b_device": b[1], "b_port": b[2], "profile": profile,
+           "metric": metric, "last_started": now - 60, "updated": now}
+    if regression is not None:
+        reg = {"a_host": a[0], "a_device": a[1], "a_port": a[2],
+               "b_host": b[0], "b_device": b[1], "b_port": b[2],
+               "profile": profile, "metric": metric, "started": now - 600,
+               "opened": now - 300, "baseline": cols.get("baseline", 0),
+               "threshold": cols.get("threshold", 0),
+               "baseline_source": "link", "figure": cols.get("last_value", 0),
+               "worst": cols.get("last_value", 0),
+               "last": cols.get("last_value", 0), "bad_results": 3,
+               "results": 5, "updated": now}
+        reg.update(regression)
+        cur = db.execute("INSERT INTO regression (%s) VALUES (%s)"
+                         % (", ".join(reg), ", ".join("?" for _ in reg)),
+                         tuple(reg.values()))
+        row["regression_id"] = cur.lastrowid
+    row.update(cols)
+    cur = db.execute("INSERT INTO link_state (%s) VALUES (%s)"
+                     % (", ".join(row), ", ".join("?" for _ in row)),
+                     tuple(row.values()))
+    return cur.lastrowid

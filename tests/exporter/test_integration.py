@@ -81,6 +81,10 @@ def build_db(path, schema_dir):
                      lat_p999_seconds=5e-6, lat_max_seconds=9e-6, lat_stdev_seconds=2e-7)
     ibpdb.add_result(db, "node-a", "mlx5_0", 1, ("node-silent", "mlx5_0", 1),
                      outcome="verbs_error", wc_status="IBV_WC_RETRY_EXC_ERR")
+    # baselines (schema 003): node-a -> node-b in regression
+    ibpdb.add_link_state(db, ("node-a", "mlx5_0", 1), ("node-b", "rxe0", 1),
+                         regression={}, baseline=4.7e10, threshold=3.76e10,
+                         last_value=3e10, judged=8)
     return db
 
 
@@ -133,6 +137,8 @@ def check_text(base, promtool):
     H.check(H.find(S, "ibpulse_port_info", host="node-b", link_layer="Ethernet",
                    netdev="eth0", port_guid="") == [1], "RoCE port info")
     check_results(S)
+    H.check(H.find(S, "ibpulse_link_regression", host="node-a", peer_host="node-b",
+                   metric="bandwidth") == [1], "link regression served")
     return text
 
 
@@ -307,6 +313,8 @@ def check_prometheus(procs, prometheus, tmp, port, schema_dir):
     H.prom_wait_value(prom, 'ibpulse_test_port_bandwidth_bytes_per_second{job="ibpulse",'
                       'host="node-a",stat="avg",aggregate="worst"}', 4.0e10)
     H.prom_wait_value(prom, 'sum(ibpulse_test_overdue_ports{job=~"shard."})', 1)
+    H.prom_wait_value(prom, 'ibpulse_link_bandwidth_baseline_bytes_per_second{'
+                      'job="ibpulse",host="node-a",peer_host="node-b"}', 4.7e10)
     H.prom_wait_value(prom, 'count(ibpulse_test_overdue_group_pairs{job=~"shard."})', 1)
     check_dashboard_queries(prom, schema_dir)
     H.prom_wait_value(prom, 'count(ibpulse_host_up{job=~"shard."})', 3)
