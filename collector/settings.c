@@ -87,6 +87,9 @@ const struct conf_opt collector_conf_opts[] = {
 	 0, "a probe takes part in one test at a time (else one per port)"},
 	{"planner", "replan_interval", CONF_INT, S(replan_interval), "60", 0,
 	 86400, "seconds between replans when registrations or pauses change"},
+	{"planner", "ticket_key_file", CONF_STR, S(ticket_key_file), NULL, 0, 0,
+	 "master key of the test tickets (created, mode 0600, when missing); "
+	 "unset: the db path with .ticket-key appended"},
 	{0}};
 
 int settings_init(struct collector_settings *s)
