@@ -357,10 +357,10 @@ static const char *const resp_reason_names[RESP_REASONS] = {
 	[RESP_UNAUTHENTICATED] = "unauthenticated",
 	[RESP_AUTH_FAILED] = "auth_failed",
 	[RESP_NO_KEY] = "no_key",
-	[RESP_EXPIRED] = "expired",
+	[RESP_EXPIRED] = "ticket_expired",
 	[RESP_REPLAYED] = "replayed",
 	[RESP_BUSY] = "busy",
-	[RESP_PAUSED] = "paused",
+	[RESP_PAUSED] = "host_paused",
 	[RESP_NO_PORT] = "no_port",
 	[RESP_LIMITS] = "limits",
 	[RESP_PROTOCOL] = "protocol",
@@ -569,6 +569,7 @@ static void resp_log(const struct resp_sess *r, bool admitted,
 
 	if (!res->status)
 		return;
+	/* The reasons up to RESP_REPLAYED are about who knocks (enum order). */
 	if (admitted || why > RESP_REPLAYED) {
 		log_info("responder: %s from a peer %s: %s",
 			 r->device[0] ? r->device : "test",

@@ -290,7 +290,7 @@ class Tickets(unittest.TestCase):
         time.sleep(max(0, end - time.time()))
         code, why = self.present(h, t)
         self.assertIn("expired", why)
-        self.assertEqual(self.status(r)["responder_refused_by"]["expired"], 1)
+        self.assertEqual(self.status(r)["responder_refused_by"]["ticket_expired"], 1)
         log = self.log(r)
         self.assertEqual(log.count("refused a peer (replayed"), 1, log)
 
