@@ -240,9 +240,6 @@ static int handshake(struct vsess *s, struct vt_serve_cfg *cfg,
 	}
 	if (ctrl_request_decode(s->in, s->h.len, s->version, q))
 		return refuse(s, "protocol", -EBADMSG, "malformed REQUEST");
-	rc = check_limits(&cfg->limits, q, why, sizeof(why));
-	if (rc)
-		return refuse(s, "limits", rc, why);
 	if (s->version >= CTRL_VERSION_TICKET && (rc = ticket(s, hk, q)))
 		return rc;
 	if (s->secret &&
@@ -252,6 +249,9 @@ static int handshake(struct vsess *s, struct vt_serve_cfg *cfg,
 					    "REQUEST's MAC does not match its "
 					    "ticket's claims"
 					  : "authentication failed");
+	rc = check_limits(&cfg->limits, q, why, sizeof(why));
+	if (rc)
+		return refuse(s, "limits", rc, why);
 	return admit(s, cfg, hk, q);
 }
 

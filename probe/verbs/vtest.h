@@ -242,7 +242,7 @@ struct vt_serve_hooks {
 	int (*admit)(void *sess, const struct vt_serve_ask *ask,
 		     struct vt_params *dev, char *why, size_t len);
 	/*
-	 * A v3 REQUEST, decoded and within the limits, before its MAC is
+	 * A v3 REQUEST, decoded, before its MAC and the limits are
 	 * checked: fill @key with the ticket the collector minted for
 	 * ask->ticket (the session's MAC key), or refuse with a negative
 	 * errno and the reason in @why. admit() follows only when the MAC
