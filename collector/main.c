@@ -13,6 +13,7 @@
 #include "plansvc.h"
 #include "settings.h"
 #include "store.h"
+#include "ticket.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -264,6 +265,28 @@ static void wait_for_signal(void)
 		nanosleep(&tick, NULL);
 }
 
+/*
+ * The master key of the test tickets: ticket_key_file, else next to the
+ * database; created on the first start (common/ticket.h).
+ */
+static int load_ticket_key(const struct collector_settings *s, uint8_t *key,
+			   size_t cap, size_t *len)
+{
+	char path[4096], err[512];
+	int ret;
+
+	if (s->ticket_key_file)
+		snprintf(path, sizeof(path), "%s", s->ticket_key_file);
+	else
+		snprintf(path, sizeof(path), "%s.ticket-key", s->db);
+	ret = ticket_master_load(path, key, cap, len, err, sizeof(err));
+	if (ret)
+		log_err("%s", err);
+	else
+		log_info("test tickets: master key in %s", path);
+	return ret;
+}
+
 static int serve(struct cli *c)
 {
 	const struct collector_settings *s = &c->s;
@@ -302,6 +325,7 @@ static int serve(struct cli *c)
 		.checkpoint_interval = s->checkpoint_interval,
 	};
 	struct plansvc *ps = NULL;
+	uint8_t tkey[256];
 	char *cert = NULL, *key = NULL;
 	struct store *st = NULL;
 	struct writer *w = NULL;
@@ -318,6 +342,10 @@ static int serve(struct cli *c)
 	if (!auth_count(s->auth))
 		log_warn(
 			"no host tokens configured: every report will get 401");
+	if (!ret)
+		ret = load_ticket_key(s, tkey, sizeof(tkey),
+				      &po.ticket_key_len);
+	po.ticket_key = tkey;
 	if (!ret)
 		ret = open_store(s, &st);
 	if (!ret)
@@ -341,6 +369,7 @@ static int serve(struct cli *c)
 	writer_free(w);
 	plansvc_free(ps);
 	store_close(st);
+	explicit_bzero(tkey, sizeof(tkey));
 	free(cert);
 	free(key);
 	return ret;

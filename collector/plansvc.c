@@ -7,6 +7,7 @@
 #include "plansvc.h"
 #include "log.h"
 #include "store_tests.h"
+#include "ticket.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -125,6 +126,54 @@ static int plansvc_cmp_host(const void *key, const void *elem)
 	return strcmp(key, ((const struct planner_probe *)elem)->host);
 }
 
+static uint64_t plansvc_ms(double t)
+{
+	return (uint64_t)llround(t * 1000);
+}
+
+/*
+ * The initiator's ticket for test @t with id @id, added to @o: its
+ * period and slot in milliseconds (the claims the initiator sends) and
+ * the ticket itself, the MAC key of the test's REQUEST. No master key, or
+ * names a ticket cannot hold: no ticket (the test then needs the secret).
+ */
+static void plansvc_ticket(const struct plansvc *ps,
+			   const struct planner_test *t, const char *id,
+			   json_t *o)
+{
+	const struct planner_probe *a = &ps->in[t->a], *b = &ps->in[t->b];
+	struct ticket_claims c = {.initiator_port = a->ports[t->a_port].port,
+				  .responder_port = b->ports[t->b_port].port,
+				  .period = ps->plan->period};
+	uint8_t key[TICKET_KEY_LEN], tk[TICKET_KEY_LEN];
+	char hex[2 * TICKET_KEY_LEN + 1];
+
+	if (!ps->o.ticket_key)
+		return;
+	snprintf(c.plan_id, sizeof(c.plan_id), "%s", id);
+	snprintf(c.initiator, sizeof(c.initiator), "%s", a->host);
+	snprintf(c.initiator_device, sizeof(c.initiator_device), "%s",
+		 a->ports[t->a_port].device);
+	snprintf(c.responder_device, sizeof(c.responder_device), "%s",
+		 b->ports[t->b_port].device);
+	c.not_before_ms = plansvc_ms(ps->period_start + t->not_before);
+	c.deadline_ms = plansvc_ms(ps->period_start + t->deadline);
+	if (ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
+				 b->host, c.period, key) ||
+	    ticket_mint(key, &c, tk))
+		return;
+	ticket_hex(tk, sizeof(tk), hex);
+	json_object_set_new(o, "ticket",
+			    json_pack("{s:I, s:I, s:I, s:s}", "period",
+				      (json_int_t)c.period, "not_before_ms",
+				      (json_int_t)c.not_before_ms,
+				      "deadline_ms", (json_int_t)c.deadline_ms,
+				      "key", hex));
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(tk, sizeof(tk));
+	explicit_bzero(hex, sizeof(hex));
+}
+
 static json_t *plansvc_test_json(const struct plansvc *ps,
 				 const struct planner_test *t)
 {
@@ -132,18 +181,47 @@ static json_t *plansvc_test_json(const struct plansvc *ps,
 	const struct planner_port *pa = &a->ports[t->a_port];
 	const struct planner_port *pb = &b->ports[t->b_port];
 	char id[64];
+	json_t *o;
 
 	snprintf(id, sizeof(id), "p%.0f-%016llx", ps->period_start,
 		 (unsigned long long)t->key);
-	return json_pack("{s:s, s:s, s:{s:s, s:i}, s:{s:s, s:s, s:i, s:s, "
-			 "s:i}, s:f, s:f}",
-			 "id", id, "profile", t->profile, "local", "device",
-			 pa->device, "port", (int)pa->port, "peer", "host",
-			 b->host, "address", b->address, "port",
-			 (int)b->resp_port, "device", pb->device, "port_num",
-			 (int)pb->port, "not_before",
-			 ps->period_start + t->not_before, "deadline",
-			 ps->period_start + t->deadline);
+	o = json_pack("{s:s, s:s, s:{s:s, s:i}, s:{s:s, s:s, s:i, s:s, "
+		      "s:i}, s:f, s:f}",
+		      "id", id, "profile", t->profile, "local", "device",
+		      pa->device, "port", (int)pa->port, "peer", "host",
+		      b->host, "address", b->address, "port", (int)b->resp_port,
+		      "device", pb->device, "port_num", (int)pb->port,
+		      "not_before", ps->period_start + t->not_before,
+		      "deadline", ps->period_start + t->deadline);
+	if (o)
+		plansvc_ticket(ps, t, id, o);
+	return o;
+}
+
+/*
+ * @host's own responder keys, this period's and the next's: the plan a
+ * responder fetched before the period turned still checks the tickets
+ * initiators get after it.
+ */
+static json_t *plansvc_keys_json(const struct plansvc *ps, const char *host)
+{
+	json_t *keys = json_array();
+	uint8_t key[TICKET_KEY_LEN];
+	char hex[2 * TICKET_KEY_LEN + 1];
+
+	for (uint64_t p = ps->plan->period;
+	     keys && ps->o.ticket_key && p <= ps->plan->period + 1; p++) {
+		if (ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
+					 host, p, key))
+			break;
+		ticket_hex(key, sizeof(key), hex);
+		json_array_append_new(keys,
+				      json_pack("{s:I, s:s}", "period",
+						(json_int_t)p, "key", hex));
+	}
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(hex, sizeof(hex));
+	return keys;
 }
 
 /* The tests @host initiates, appended to @tests. */
@@ -194,10 +272,11 @@ int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
 	if (paused < 0)
 		return paused;
 	tests = json_array();
-	o = json_pack("{s:i, s:s, s:f, s:f, s:b, s:o}", "version", 1, "host",
-		      host, "period_seconds", ps->o.planner.period,
+	o = json_pack("{s:i, s:s, s:f, s:f, s:b, s:o, s:o}", "version", 1,
+		      "host", host, "period_seconds", ps->o.planner.period,
 		      "period_start", ps->period_start, "paused", paused,
-		      "tests", tests);
+		      "tests", tests, "responder_keys",
+		      plansvc_keys_json(ps, host));
 	if (o && !paused && plansvc_host_tests(ps, host, tests)) {
 		json_decref(o);
 		return -ENOMEM;

@@ -4,7 +4,11 @@
  * in memory (and in plan_entry), replans when the period changes, or when
  * registrations or pauses changed and the last plan is older than
  * replan_interval, and answers GET /api/v1/plan and GET /api/v1/coverage
- * as JSON text. Only the writer thread calls it, inside its transaction.
+ * as JSON text. Each test in a plan carries the initiator's ticket for
+ * it, and each plan the host's own responder keys for this period and
+ * the next (common/ticket.h: derived from one master key, so a replan or
+ * a restart mints the same). Only the writer thread calls it, inside its
+ * transaction.
  */
 #ifndef IBPULSE_COLLECTOR_PLANSVC_H
 #define IBPULSE_COLLECTOR_PLANSVC_H
@@ -19,6 +23,12 @@ struct plansvc_opts {
 	const char *group_label;     /* NULL: no groups */
 	const char *rail_label;	     /* NULL: rail = port index */
 	double replan_interval;	     /* seconds */
+	/*
+	 * The master key of test tickets (common/ticket.h), not owned;
+	 * NULL: plans carry no tickets and no responder keys.
+	 */
+	const uint8_t *ticket_key;
+	size_t ticket_key_len;
 };
 
 int plansvc_new(const struct plansvc_opts *o, struct plansvc **out);

@@ -100,6 +100,9 @@ const struct conf_opt collector_conf_opts[] = {
 	 0, "a probe takes part in one test at a time (else one per port)"},
 	{"planner", "replan_interval", CONF_INT, S(replan_interval), "60", 0,
 	 86400, "seconds between replans when registrations or pauses change"},
+	{"planner", "ticket_key_file", CONF_STR, S(ticket_key_file), NULL, 0, 0,
+	 "master key of the test tickets (created, mode 0600, when missing); "
+	 "unset: the db path with .ticket-key appended"},
 	{"baseline", "results", CONF_INT, S(baseline.results), "20", 2, 1000,
 	 "accepted results of a link its baseline keeps (the newest)"},
 	{"baseline", "window_days", CONF_DOUBLE, S(baseline.window_days), "7",

@@ -48,6 +48,7 @@ struct collector_settings {
 	double duty_cycle, slot_seconds;
 	int cross_rail, host_exclusive;
 	long long replan_interval; /* seconds */
+	char *ticket_key_file;	   /* NULL: db + ".ticket-key" */
 	/* [planner_profiles] NAME = seconds; names owned here */
 	struct planner_profile *plan_profiles;
 	size_t n_plan_profiles;

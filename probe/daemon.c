@@ -328,6 +328,7 @@ static int daemon_start(struct daemon *d)
 	int ret;
 
 	pthread_mutex_init(&d->lock, NULL);
+	dticket_init(&d->tickets);
 	psched_init(&d->sched, s->duty_cycle, s->duty_window);
 	backoff_init(&d->bo, s->backoff_min, s->backoff_max);
 	backoff_init(&d->reg_bo, s->backoff_min, s->backoff_max);
@@ -385,6 +386,34 @@ static int daemon_metrics_build(void *arg, struct report **out)
 	return ret;
 }
 
+/*
+ * The responder's families in /metrics: tests it admitted, refusals by
+ * reason (every reason listed, zeros too, so a rate() sees the first),
+ * and the responder keys it holds.
+ */
+static int daemon_metrics_extra(void *arg, struct expo *e)
+{
+	struct daemon *d = arg;
+	char lab[64];
+
+	pthread_mutex_lock(&d->lock);
+	expo_family(e, "ibpulse_probe_responder_tests_total", EXPO_COUNTER,
+		    "Tests this host's responder admitted.");
+	expo_sample_u64(e, NULL, NULL, d->responder_tests);
+	expo_family(e, "ibpulse_probe_responder_refused_total", EXPO_COUNTER,
+		    "Peers this host's responder refused, by reason.");
+	for (int r = 0; r < RESP_REASONS; r++) {
+		snprintf(lab, sizeof(lab), "reason=\"%s\"",
+			 daemon_resp_reason((enum resp_reason)r));
+		expo_sample_u64(e, NULL, lab, d->refused_by[r]);
+	}
+	expo_family(e, "ibpulse_probe_responder_keys", EXPO_GAUGE,
+		    "Responder keys (plan periods) held to check tickets.");
+	expo_sample_u64(e, NULL, NULL, d->tickets.n_keys);
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
 int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
@@ -408,7 +437,8 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 	ret = daemon_start(d);
 	if (!ret && d->s->metrics_listen && *d->s->metrics_listen)
 		ret = pmetrics_server_new(d->s->metrics_listen,
-					  daemon_metrics_build, d, &metrics);
+					  daemon_metrics_build,
+					  daemon_metrics_extra, d, &metrics);
 	if (!ret) {
 		log_info(
 			"daemon started: host %s, responder port %u, collector "

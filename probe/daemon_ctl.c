@@ -55,6 +55,24 @@ int daemon_ctl_listen(const char *path, int *fd_out)
 	return 0;
 }
 
+/*
+ * The responder's refusals by reason and its ticket state, added to the
+ * status object @o; under d->lock.
+ */
+static void ctl_responder(struct daemon *d, json_t *o)
+{
+	json_t *by = json_object();
+
+	for (int r = 0; r < RESP_REASONS; r++)
+		json_object_set_new(by, daemon_resp_reason((enum resp_reason)r),
+				    json_integer((json_int_t)d->refused_by[r]));
+	json_object_set_new(o, "responder_refused_by", by);
+	json_object_set_new(o, "responder_keys",
+			    json_integer((json_int_t)d->tickets.n_keys));
+	json_object_set_new(o, "tickets_spent",
+			    json_integer((json_int_t)d->tickets.n_spent));
+}
+
 static char *ctl_status(struct daemon *d)
 {
 	unsigned paused = psched_paused(&d->sched);
@@ -96,6 +114,8 @@ static char *ctl_status(struct daemon *d)
 		      (json_int_t)dr.expired, "running", d->running,
 		      "plan_tests", (json_int_t)d->n_plan, "have_plan",
 		      d->have_plan);
+	if (o)
+		ctl_responder(d, o);
 	pthread_mutex_unlock(&d->lock);
 	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);

@@ -19,6 +19,7 @@
 #include "backoff.h"
 #include "daemon.h"
 #include "dtest.h"
+#include "dticket.h"
 #include "push.h"
 #include "psched.h"
 #include "spool.h"
@@ -29,6 +30,25 @@
 
 /* Set by the signal handlers, read by every thread. */
 extern volatile sig_atomic_t daemon_stop;
+
+/* Why the responder refused a peer (status and /metrics count each). */
+enum resp_reason {
+	RESP_UNAUTHENTICATED, /* no ticket, no secret, not responder_open */
+	RESP_AUTH_FAILED,     /* a MAC (secret or ticket) did not check out */
+	RESP_NO_KEY,	      /* a ticket for a period we hold no key for */
+	RESP_EXPIRED,	      /* a ticket outside its slot */
+	RESP_REPLAYED,	      /* a ticket used before */
+	RESP_BUSY,	      /* port busy, duty cycle, too many tickets */
+	RESP_PAUSED,
+	RESP_NO_PORT,  /* a port we lack or that is not ACTIVE */
+	RESP_LIMITS,   /* size, QPs, duration, iterations */
+	RESP_PROTOCOL, /* a bad, unknown or unfinished handshake */
+	RESP_OTHER,
+	RESP_REASONS,
+};
+
+/* "unauthenticated", "auth_failed", ... as in status and /metrics. */
+const char *daemon_resp_reason(enum resp_reason r);
 
 struct dplan {
 	struct dtest_job job;
@@ -77,10 +97,13 @@ struct daemon {
 	/* The shared secret of secret_file (both roles); len 0: none. */
 	uint8_t secret[256];
 	size_t secret_len;
+	/* The responder keys from our plans and the tickets spent. */
+	struct dticket tickets;
 
 	/* Statistics for status. */
 	uint64_t tests_run, tests_busy, tests_failed, responder_tests;
 	uint64_t responder_refused, results_sent;
+	uint64_t refused_by[RESP_REASONS];
 	char running[160]; /* the test running now, "" */
 };
 

@@ -161,8 +161,53 @@ static const char *jstr(json_t *o, const char *key)
 	return v ? v : "";
 }
 
+static json_int_t jint(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/*
+ * The entry's ticket (docs/api.md): its claims are the entry's own fields
+ * and the ticket object's period and slot in milliseconds; the key is the
+ * MAC key of the test's REQUEST. No ticket: the test goes without one
+ * (a collector that mints none), and the peer admits it only by secret.
+ */
+static void net_plan_ticket(const char *host, json_t *t, struct dtest_job *j)
+{
+	json_t *tk = json_object_get(t, "ticket");
+	struct ticket_claims *c = &j->ticket.c;
+	json_int_t per = jint(tk, "period"), nb = jint(tk, "not_before_ms");
+	json_int_t dl = jint(tk, "deadline_ms");
+
+	if (!json_is_object(tk))
+		return;
+	if (per < 0 || nb <= 0 || dl <= nb ||
+	    ticket_unhex(jstr(tk, "key"), j->ticket.key, TICKET_KEY_LEN) ||
+	    strlen(host) > TICKET_STR_MAX ||
+	    strlen(j->plan_id) > TICKET_STR_MAX) {
+		log_once("plan-ticket", 600, LOG_LVL_WARN,
+			 "plan entry %s: unusable ticket: the test goes "
+			 "without one",
+			 j->plan_id);
+		return;
+	}
+	snprintf(c->plan_id, sizeof(c->plan_id), "%s", j->plan_id);
+	snprintf(c->initiator, sizeof(c->initiator), "%s", host);
+	snprintf(c->initiator_device, sizeof(c->initiator_device), "%s",
+		 j->device);
+	c->initiator_port = j->ib_port;
+	snprintf(c->responder_device, sizeof(c->responder_device), "%s",
+		 j->peer_device);
+	c->responder_port = j->peer_ib_port;
+	c->period = (uint64_t)per;
+	c->not_before_ms = (uint64_t)nb;
+	c->deadline_ms = (uint64_t)dl;
+	j->has_ticket = true;
+}
+
 /* One plan entry into @e; -EINVAL (logged) when unusable here. */
-static int net_plan_entry(struct daemon *d, json_t *t, struct dplan *e)
+static int net_plan_entry(struct daemon *d, const char *host, json_t *t,
+			  struct dplan *e)
 {
 	json_t *local = json_object_get(t, "local");
 	json_t *peer = json_object_get(t, "peer");
@@ -195,7 +240,41 @@ static int net_plan_entry(struct daemon *d, json_t *t, struct dplan *e)
 		(unsigned)json_integer_value(json_object_get(peer, "port_num"));
 	j->deadline = json_number_value(json_object_get(t, "deadline"));
 	e->start_at = json_number_value(json_object_get(t, "not_before"));
+	net_plan_ticket(host, t, j);
 	return 0;
+}
+
+/*
+ * This host's responder keys from the plan: the tickets of the tests we
+ * answer are checked with them. Kept across plans (dticket.h), so a
+ * ticket from a plan fetched just before a period turned still works.
+ */
+static void net_plan_keys(struct daemon *d, json_t *root)
+{
+	double per = json_number_value(json_object_get(root, "period_seconds"));
+	json_t *keys = json_object_get(root, "responder_keys"), *k;
+	uint8_t key[TICKET_KEY_LEN];
+	size_t i, n = 0;
+
+	json_array_foreach(keys, i, k)
+	{
+		json_int_t p = jint(k, "period");
+
+		if (p < 0 || per < 1 ||
+		    ticket_unhex(jstr(k, "key"), key, sizeof(key)))
+			continue;
+		pthread_mutex_lock(&d->lock);
+		dticket_add_key(&d->tickets, (uint64_t)p,
+				(uint64_t)(per * 1000 + 0.5), key);
+		pthread_mutex_unlock(&d->lock);
+		n++;
+	}
+	explicit_bzero(key, sizeof(key));
+	if (!n)
+		log_once("plan-keys", 3600, LOG_LVL_WARN,
+			 "plan: no responder keys from the collector: peers' "
+			 "planned tests will be refused here (an older "
+			 "collector?)");
 }
 
 /* Replace the plan with the collector's answer, keeping what ran. */
@@ -204,6 +283,7 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 	json_error_t jerr;
 	json_t *root = json_loadb(body, len, 0, &jerr), *tests, *t;
 	struct dplan *n = calloc(DAEMON_MAX_PLAN, sizeof(*n));
+	const char *host = jstr(root, "host");
 	size_t i, cnt = 0;
 
 	tests = json_object_get(root, "tests");
@@ -216,7 +296,8 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 	}
 	json_array_foreach(tests, i, t)
 	{
-		if (cnt == DAEMON_MAX_PLAN || net_plan_entry(d, t, &n[cnt]))
+		if (cnt == DAEMON_MAX_PLAN ||
+		    net_plan_entry(d, host[0] ? host : d->host, t, &n[cnt]))
 			continue;
 		/* not_before holds the collector's jitter inside the slot. */
 		pthread_mutex_lock(&d->lock);
@@ -227,6 +308,7 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 		pthread_mutex_unlock(&d->lock);
 		cnt++;
 	}
+	net_plan_keys(d, root);
 	psched_pause(&d->sched, PSCHED_PAUSE_PLAN,
 		     json_is_true(json_object_get(root, "paused")));
 	pthread_mutex_lock(&d->lock);

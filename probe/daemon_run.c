@@ -7,9 +7,13 @@
  * runs it (asking the responder for the peer port of the plan), judges a
  * busy link from both ends' counters and spools the result before
  * anything tries to send it. The responder is vt_serve_loop() with hooks:
- * it serves any of our ACTIVE ports a peer names, admits a test only when
- * the same scheduler gives it that port (so a port never runs two tests
- * and a paused host refuses), and reads the port's counters for RESULT.
+ * it admits a peer that proved itself (a ticket from the collector's plan,
+ * checked against our responder keys, its slot and the tickets already
+ * spent; or the shared secret; or anyone with responder_open), serves any
+ * of our ACTIVE ports it names, admits a test only when the same
+ * scheduler gives it that port (so a port never runs two tests and a
+ * paused host refuses), reads the port's counters for RESULT and counts
+ * every refusal by reason.
  */
 #include "daemon_int.h"
 
@@ -341,8 +345,37 @@ struct resp_sess {
 	char device[PROBE_NAME_MAX]; /* the port taken, once admitted */
 	unsigned port;
 	bool taken;
+	bool open; /* responder_open, as configured at the handshake */
+	bool has_secret;
 	double t0;
+	struct dticket_check chk;      /* the ticket found, to spend at admit */
+	int reason;		       /* enum resp_reason of a refusal; -1 */
+	char who[TICKET_STR_MAX + 40]; /* the ticket's initiator, for logs */
 };
+
+static const char *const resp_reason_names[RESP_REASONS] = {
+	[RESP_UNAUTHENTICATED] = "unauthenticated",
+	[RESP_AUTH_FAILED] = "auth_failed",
+	[RESP_NO_KEY] = "no_key",
+	[RESP_EXPIRED] = "ticket_expired",
+	[RESP_REPLAYED] = "replayed",
+	[RESP_BUSY] = "busy",
+	[RESP_PAUSED] = "host_paused",
+	[RESP_NO_PORT] = "no_port",
+	[RESP_LIMITS] = "limits",
+	[RESP_PROTOCOL] = "protocol",
+	[RESP_OTHER] = "other",
+};
+
+const char *daemon_resp_reason(enum resp_reason r)
+{
+	return r < RESP_REASONS ? resp_reason_names[r] : "other";
+}
+
+static uint64_t resp_now_ms(void)
+{
+	return (uint64_t)(daemon_epoch() * 1000);
+}
 
 /* The responder's settings, copied so a reload cannot pull them away. */
 static void resp_cfg(struct daemon *d, struct resp_sess *r,
@@ -361,6 +394,8 @@ static void resp_cfg(struct daemon *d, struct resp_sess *r,
 	cfg->limits.max_qps = (unsigned)s->responder_max_qps;
 	cfg->limits.max_duration_s = s->responder_max_duration;
 	cfg->limits.max_iters = (uint32_t)s->responder_max_iters;
+	r->open = s->responder_open;
+	r->has_secret = d->secret_len > 0;
 	if (d->secret_len) {
 		memcpy(r->secret, d->secret, d->secret_len);
 		p->secret = r->secret;
@@ -376,11 +411,87 @@ static int resp_open(void *arg, struct vt_serve_cfg *cfg, void **sess)
 	if (!r)
 		return -ENOMEM;
 	r->d = d;
+	r->reason = -1;
 	pthread_mutex_lock(&d->lock);
 	resp_cfg(d, r, cfg);
 	pthread_mutex_unlock(&d->lock);
 	*sess = r;
 	return 0;
+}
+
+/*
+ * A planned test's REQUEST: the ticket for its claims, if we hold the key
+ * of their period and the slot is now. Spent only once the MAC checked
+ * out (resp_spend), so a forged REQUEST burns no one's ticket.
+ */
+static int resp_ticket(void *sess, const struct vt_serve_ask *ask,
+		       uint8_t key[TICKET_KEY_LEN], char *why, size_t len)
+{
+	struct resp_sess *r = sess;
+	struct daemon *d = r->d;
+	int ret;
+
+	snprintf(r->who, sizeof(r->who), "%.64s (plan %.24s)",
+		 ask->ticket->initiator, ask->ticket->plan_id);
+	pthread_mutex_lock(&d->lock);
+	ret = dticket_expect(&d->tickets, ask->ticket, resp_now_ms(), &r->chk,
+			     why, len);
+	pthread_mutex_unlock(&d->lock);
+	if (ret == -ENOKEY)
+		r->reason = RESP_NO_KEY;
+	else if (ret == -EKEYEXPIRED)
+		r->reason = RESP_EXPIRED;
+	else if (ret)
+		r->reason = RESP_AUTH_FAILED;
+	else
+		memcpy(key, r->chk.ticket, TICKET_KEY_LEN);
+	return ret ? -EACCES : 0;
+}
+
+/* One test per ticket (per window): spend it, or refuse a replay. */
+static int resp_spend(struct resp_sess *r, char *why, size_t len)
+{
+	struct daemon *d = r->d;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = dticket_spend(&d->tickets, &r->chk, resp_now_ms());
+	pthread_mutex_unlock(&d->lock);
+	if (ret == -EALREADY) {
+		r->reason = RESP_REPLAYED;
+		snprintf(why, len, "ticket already used: %s", r->who);
+		return -EACCES;
+	}
+	if (ret) {
+		r->reason = RESP_BUSY;
+		snprintf(why, len,
+			 "busy: %d tickets in their slots, no room for "
+			 "another",
+			 DTICKET_USED_MAX);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * Who may test here: a peer with a ticket (spent now), one that passed
+ * the shared secret, or anyone with responder_open. The rest is refused
+ * before any port is taken.
+ */
+static int resp_who(struct resp_sess *r, const struct vt_serve_ask *ask,
+		    char *why, size_t len)
+{
+	if (ask->auth == VT_AUTH_TICKET)
+		return resp_spend(r, why, len);
+	if (ask->auth == VT_AUTH_SECRET || r->open)
+		return 0;
+	r->reason = RESP_UNAUTHENTICATED;
+	snprintf(why, len,
+		 "not admitted: this responder takes the tests its "
+		 "collector planned (a ticket, control protocol %d)%s",
+		 CTRL_VERSION_TICKET,
+		 r->has_secret ? " and peers with its shared secret" : "");
+	return -EACCES;
 }
 
 /*
@@ -395,6 +506,9 @@ static int resp_admit(void *sess, const struct vt_serve_ask *ask,
 	char valid[160];
 	int ret;
 
+	ret = resp_who(r, ask, why, len);
+	if (ret)
+		return ret;
 	snprintf(r->device, sizeof(r->device), "%s",
 		 ask->device[0] ? ask->device : dev->device);
 	r->port = ask->ib_port ? ask->ib_port : dev->ib_port;
@@ -412,8 +526,13 @@ static int resp_admit(void *sess, const struct vt_serve_ask *ask,
 		snprintf(why, len, "no ACTIVE port %.64s/%u here; valid: %s",
 			 r->device, r->port, valid);
 	}
+	r->reason = ret == -ECANCELED			 ? RESP_PAUSED
+		    : ret == -ENODEV || ret == -ENETDOWN ? RESP_NO_PORT
+		    : ret == -EBUSY || ret == -EAGAIN	 ? RESP_BUSY
+							 : RESP_OTHER;
 	if (ret)
 		return ret == -EAGAIN ? -EBUSY : ret;
+	r->reason = -1;
 	r->taken = true;
 	r->t0 = daemon_mono();
 	snprintf(dev->device, sizeof(dev->device), "%s", r->device);
@@ -421,25 +540,70 @@ static int resp_admit(void *sess, const struct vt_serve_ask *ask,
 	return 0;
 }
 
+/* A refusal's reason: the hooks' own, else what the engine said. */
+static enum resp_reason resp_reason_of(const struct resp_sess *r,
+				       const struct vt_result *res)
+{
+	const char *k = res->refused ? res->refused : "";
+
+	if (r->reason >= 0)
+		return (enum resp_reason)r->reason;
+	if (!strcmp(k, "auth"))
+		return RESP_AUTH_FAILED;
+	if (!strcmp(k, "limits"))
+		return RESP_LIMITS;
+	if (!strcmp(k, "protocol"))
+		return RESP_PROTOCOL;
+	return RESP_OTHER;
+}
+
+/*
+ * Refusals that say someone unplanned knocks are logged once a minute
+ * per reason (a stranger's flood must not flood the journal); the
+ * others, as every failed test, each time.
+ */
+static void resp_log(const struct resp_sess *r, bool admitted,
+		     enum resp_reason why, const struct vt_result *res)
+{
+	char key[40];
+
+	if (!res->status)
+		return;
+	/* The reasons up to RESP_REPLAYED are about who knocks (enum order). */
+	if (admitted || why > RESP_REPLAYED) {
+		log_info("responder: %s from a peer %s: %s",
+			 r->device[0] ? r->device : "test",
+			 admitted ? "failed" : "refused", res->error);
+		return;
+	}
+	snprintf(key, sizeof(key), "responder-%s", daemon_resp_reason(why));
+	log_once(key, 60, LOG_LVL_WARN,
+		 "responder: refused a peer (%s%s%s; counted in status and "
+		 "/metrics, logged once a minute): %s",
+		 daemon_resp_reason(why), r->who[0] ? ", ticket of " : "",
+		 r->who, res->error);
+}
+
 static void resp_close(void *sess, bool admitted, const struct vt_result *res)
 {
 	struct resp_sess *r = sess;
 	struct daemon *d = r->d;
+	enum resp_reason why = resp_reason_of(r, res);
 
 	if (r->taken)
 		psched_release(&d->sched, r->device, r->port,
 			       daemon_mono() - r->t0, daemon_mono());
 	pthread_mutex_lock(&d->lock);
-	if (admitted)
+	if (admitted) {
 		d->responder_tests++;
-	else
+	} else {
 		d->responder_refused++;
+		d->refused_by[why]++;
+	}
 	pthread_mutex_unlock(&d->lock);
-	if (res->status)
-		log_info("responder: %s from a peer %s: %s",
-			 r->device[0] ? r->device : "test",
-			 admitted ? "failed" : "refused", res->error);
+	resp_log(r, admitted, why, res);
 	explicit_bzero(r->secret, sizeof(r->secret));
+	explicit_bzero(&r->chk, sizeof(r->chk));
 	free(r);
 }
 
@@ -467,6 +631,7 @@ static void resp_setup(struct daemon *d)
 	c->hooks = (struct vt_serve_hooks){.arg = d,
 					   .open = resp_open,
 					   .admit = resp_admit,
+					   .ticket = resp_ticket,
 					   .close = resp_close};
 }
 
@@ -492,6 +657,11 @@ int daemon_threads_start(struct daemon *d)
 	/* Signals go to the event loop: the threads block them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!d->s->collector_url && !d->secret_len && !d->s->responder_open)
+		log_warn("responder: no collector_url (whose plans bring "
+			 "tickets) and no secret_file: every peer will be "
+			 "refused; set secret_file on both ends, or "
+			 "responder_open = true to admit anyone");
 	resp_setup(d);
 	d->responder_started =
 		!pthread_create(&d->responder, NULL, resp_thread, d);

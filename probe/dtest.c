@@ -115,6 +115,10 @@ int dtest_params(const struct dtest_job *job, const char *sysfs_root,
 		snprintf(p->peer_device, sizeof(p->peer_device), "%s",
 			 job->peer_device);
 		p->peer_ib_port = job->peer_ib_port;
+		/* A plan entry's ticket (control protocol v3); @job outlives
+		 * @p. */
+		if (job->has_ticket)
+			p->ticket = &job->ticket;
 	}
 	return vt_params_check(p, err, errlen);
 }

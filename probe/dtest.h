@@ -29,6 +29,8 @@ struct dtest_job {
 	unsigned peer_ib_port;
 	bool selftest;	 /* loopback on this host's own device */
 	double deadline; /* epoch seconds; 0: none */
+	bool has_ticket; /* a plan entry's ticket for its responder */
+	struct vt_ticket ticket;
 };
 
 /* What the test itself moved through a port, both directions. */

@@ -541,6 +541,14 @@ static void pm_self(struct expo *e, double read_seconds)
 int pmetrics_render(const struct report *r, double read_seconds,
 		    enum expo_format format, struct buf *out, size_t *series)
 {
+	return pmetrics_render_extra(r, read_seconds, format, out, series, NULL,
+				     NULL);
+}
+
+int pmetrics_render_extra(const struct report *r, double read_seconds,
+			  enum expo_format format, struct buf *out,
+			  size_t *series, pmetrics_extra_fn extra, void *arg)
+{
 	struct pm m = {.r = r};
 	struct expo e;
 	int ret;
@@ -557,6 +565,8 @@ int pmetrics_render(const struct report *r, double read_seconds,
 	pm_ports(&e, &m);
 	pm_counters(&e, &m);
 	pm_self(&e, read_seconds);
+	if (extra)
+		extra(arg, &e); /* its error is sticky: expo_finish says it */
 	ret = expo_finish(&e);
 	if (series)
 		*series = e.samples;

@@ -38,6 +38,18 @@ int pmetrics_render(const struct report *r, double read_seconds,
 		    enum expo_format format, struct buf *out, size_t *series);
 
 /*
+ * Families of a caller's own, written after the host's and before the
+ * end of the body (the daemon's responder counters). Returns 0 or the
+ * writer's sticky error.
+ */
+typedef int (*pmetrics_extra_fn)(void *arg, struct expo *e);
+
+/* pmetrics_render() with @extra(@arg) (NULL: none) at the end. */
+int pmetrics_render_extra(const struct report *r, double read_seconds,
+			  enum expo_format format, struct buf *out,
+			  size_t *series, pmetrics_extra_fn extra, void *arg);
+
+/*
  * pmetrics_listen_parse() - "ADDR:PORT" as metrics_listen takes it:
  * ADDR a numeric IPv4 address, a bracketed IPv6 address ("[::1]:9469"),
  * or empty for every address (":9469"); PORT 0..65535 (0: any free
@@ -60,11 +72,13 @@ struct pmetrics_server;
  * pmetrics_listen_parse()) from one libmicrohttpd thread, at most
  * PMETRICS_MAX_CONNECTIONS connections, each closed after
  * PMETRICS_TIMEOUT idle seconds. @build is called from that thread, once
- * per scrape. Other paths answer 404, other methods 405. Returns 0,
- * -EINVAL for a bad @listen, -EADDRINUSE when it cannot listen, -ENOMEM;
- * free with pmetrics_server_free().
+ * per scrape, and @extra (NULL: none) after the host's families, both with
+ * @arg. Other paths answer 404, other methods 405. Returns 0, -EINVAL for
+ * a bad @listen, -EADDRINUSE when it cannot listen, -ENOMEM; free with
+ * pmetrics_server_free().
  */
-int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
+int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
+			pmetrics_extra_fn extra, void *arg,
 			struct pmetrics_server **out);
 /* The bound TCP port (the real one when @listen asked for port 0). */
 unsigned pmetrics_server_port(const struct pmetrics_server *s);

@@ -27,6 +27,7 @@
 struct pmetrics_server {
 	struct httpd *http;
 	pmetrics_build_fn build;
+	pmetrics_extra_fn extra;
 	void *arg;
 	unsigned port;
 };
@@ -53,7 +54,8 @@ static int pms_body(struct pmetrics_server *s, enum expo_format format,
 	if (ret)
 		return ret;
 	buf_init(&out, PMETRICS_MAX_BODY);
-	ret = pmetrics_render(r, pms_mono() - t0, format, &out, NULL);
+	ret = pmetrics_render_extra(r, pms_mono() - t0, format, &out, NULL,
+				    s->extra, s->arg);
 	report_free(r);
 	if (ret) {
 		buf_free(&out);
@@ -110,7 +112,8 @@ static enum MHD_Result pms_handle(void *cls, struct MHD_Connection *c,
 	return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
-int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
+int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
+			pmetrics_extra_fn extra, void *arg,
 			struct pmetrics_server **out)
 {
 	struct httpd_opts o = {
@@ -137,6 +140,7 @@ int pmetrics_server_new(const char *listen, pmetrics_build_fn build, void *arg,
 	if (!s)
 		return -ENOMEM;
 	s->build = build;
+	s->extra = extra;
 	s->arg = arg;
 	/* unset: every address of both families (:: is dual-stack) */
 	o.listen = *addr ? addr : "::";

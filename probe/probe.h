@@ -77,6 +77,7 @@ struct probe_settings {
 	double responder_max_duration;
 	long long responder_max_iters;
 	char *secret_file;
+	int responder_open;  /* admit unauthenticated peers too */
 	double duty_cycle;   /* share of time a port spends in tests */
 	double duty_window;  /* seconds the duty cycle is measured over */
 	double jitter;	     /* seconds, at most, added before each test */

@@ -84,6 +84,9 @@ const struct conf_opt probe_conf_opts[] = {
 	     "most iterations a peer may ask of the responder"),
 	DOPT(secret_file, CONF_STR, NULL, 0, 0,
 	     "shared secret authenticating tests (both ends); unset: none"),
+	DOPT(responder_open, CONF_BOOL, "false", 0, 0,
+	     "also admit peers with neither a collector ticket nor the "
+	     "secret (anyone who connects)"),
 	DOPT(duty_cycle, CONF_DOUBLE, "0.05", 0, 1,
 	     "share of time a port may spend in tests (both roles)"),
 	DOPT(duty_window, CONF_DOUBLE, "3600", 10, 604800,

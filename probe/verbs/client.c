@@ -31,6 +31,20 @@ static void request_from(const struct vt_params *p, const struct vt_used *u,
 	m->inline_size = u->inline_size;
 	m->sl = (uint8_t)p->sl;
 	m->tclass = (uint8_t)p->tclass;
+	if (version >= CTRL_VERSION_TICKET && p->ticket) {
+		const struct ticket_claims *c = &p->ticket->c;
+
+		ctrl_strlcpy(m->ticket.plan_id, c->plan_id,
+			     sizeof(m->ticket.plan_id));
+		ctrl_strlcpy(m->ticket.host, c->initiator,
+			     sizeof(m->ticket.host));
+		ctrl_strlcpy(m->ticket.device, c->initiator_device,
+			     sizeof(m->ticket.device));
+		m->ticket.ib_port = (uint8_t)c->initiator_port;
+		m->ticket.period = c->period;
+		m->ticket.not_before_ms = c->not_before_ms;
+		m->ticket.deadline_ms = c->deadline_ms;
+	}
 }
 
 /* HELLO, CHALLENGE, and the decision whether both sides agree on auth. */
@@ -53,6 +67,9 @@ static int greet(struct vsess *s)
 	if (ctrl_challenge_decode(s->in, s->h.len, &ch))
 		return vsess_fail(s, -EBADMSG, "malformed CHALLENGE");
 	memcpy(s->nonce_s, ch.nonce, CTRL_NONCE_LEN);
+	/* A ticket authenticates both ways, whatever secret the peer has. */
+	if (s->ticketed)
+		return 0;
 	if (ch.auth_required && !s->secret)
 		return vsess_fail(s, -EACCES,
 				  "the responder requires a shared "
@@ -77,6 +94,12 @@ static int request(struct vsess *s, const struct vt_params *p,
 	vdev_endpoint(s->dev, &req.ep);
 	s->local = req.ep;
 	len = ctrl_request_encode(&req, s->out, sizeof(s->out));
+	if (len == -EINVAL && s->ticketed)
+		return vsess_fail(s, len,
+				  "cannot send the ticket of plan '%.64s': "
+				  "names of [A-Za-z0-9_.-], a slot that ends "
+				  "after it starts",
+				  p->ticket->c.plan_id);
 	if (len == -EINVAL)
 		return vsess_fail(s, len,
 				  "cannot ask the responder for device "
@@ -97,7 +120,10 @@ static int request(struct vsess *s, const struct vt_params *p,
 	    vsess_verify(s, s->h.len, VSESS_LABEL_ACC, s->nonce_c, s->nonce_s))
 		return vsess_fail(s, -EACCES,
 				  "the responder's ACCEPT does "
-				  "not carry a valid MAC for our secret");
+				  "not carry a valid MAC for our %s",
+				  s->ticketed ? "ticket (it does not hold "
+						"the collector's key)"
+					      : "secret");
 	s->remote = acc.ep;
 	rc = vsess_agree(s, &s->local, &s->remote, why, sizeof(why));
 	if (rc) {
@@ -290,6 +316,12 @@ int vt_run(const struct vt_params *p, const char *host, const char *port,
 
 	memset(res, 0, sizeof(*res));
 	res->test = p->test;
+	if (p->ticket) {
+		s.version = CTRL_VERSION_TICKET;
+		s.secret = p->ticket->key;
+		s.secret_len = sizeof(p->ticket->key);
+		s.ticketed = true;
+	}
 	rc = vt_params_check(p, err, sizeof(err));
 	if (rc)
 		return vsess_fail(&s, rc, "%s", err);

@@ -185,7 +185,7 @@ static struct wr w_start_v(uint8_t *buf, size_t cap, int type,
 
 	if (!*version)
 		*version = CTRL_VERSION;
-	if (*version < CTRL_VERSION_MIN || *version > CTRL_VERSION)
+	if (*version < CTRL_VERSION_MIN || *version > CTRL_VERSION_MAX)
 		w.err = -EINVAL;
 	w_hdr(&w, type, *version);
 	return w;
@@ -207,7 +207,7 @@ int ctrl_hdr_decode(const uint8_t *buf, size_t len, struct ctrl_hdr *h)
 	h->len = r_u32(&r);
 	if (r.err || h->magic != CTRL_MAGIC)
 		return -EBADMSG;
-	if (h->version < CTRL_VERSION_MIN || h->version > CTRL_VERSION)
+	if (h->version < CTRL_VERSION_MIN || h->version > CTRL_VERSION_MAX)
 		return -EPROTONOSUPPORT;
 	if (h->type < CTRL_HELLO || h->type > CTRL_TYPE_MAX ||
 	    h->len > CTRL_MAX_PAYLOAD)
@@ -352,6 +352,44 @@ bool ctrl_dev_name_ok(const char *s)
 	return true;
 }
 
+static bool ticket_ok(const struct ctrl_ticket *t)
+{
+	return strnlen(t->plan_id, sizeof(t->plan_id)) <= CTRL_NAME_MAX &&
+	       strnlen(t->host, sizeof(t->host)) <= CTRL_NAME_MAX &&
+	       strnlen(t->device, sizeof(t->device)) <= CTRL_DEV_MAX &&
+	       t->plan_id[0] && t->host[0] && ctrl_dev_name_ok(t->plan_id) &&
+	       ctrl_dev_name_ok(t->host) && ctrl_dev_name_ok(t->device) &&
+	       t->ib_port != 255 && t->not_before_ms < t->deadline_ms;
+}
+
+static void w_ticket(struct wr *w, const struct ctrl_ticket *t)
+{
+	if (!ticket_ok(t)) {
+		w->err = -EINVAL;
+		return;
+	}
+	w_str(w, t->plan_id, CTRL_NAME_MAX);
+	w_str(w, t->host, CTRL_NAME_MAX);
+	w_str(w, t->device, CTRL_DEV_MAX);
+	w_u8(w, t->ib_port);
+	w_u64(w, t->period);
+	w_u64(w, t->not_before_ms);
+	w_u64(w, t->deadline_ms);
+}
+
+static void r_ticket(struct rd *r, struct ctrl_ticket *t)
+{
+	r_str(r, t->plan_id, CTRL_NAME_MAX);
+	r_str(r, t->host, CTRL_NAME_MAX);
+	r_str(r, t->device, CTRL_DEV_MAX);
+	t->ib_port = r_u8(r);
+	t->period = r_u64(r);
+	t->not_before_ms = r_u64(r);
+	t->deadline_ms = r_u64(r);
+	if (!r->err && !ticket_ok(t))
+		r->err = -EBADMSG;
+}
+
 int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap)
 {
 	unsigned version = m->version;
@@ -375,6 +413,8 @@ int ctrl_request_encode(const struct ctrl_request *m, uint8_t *buf, size_t cap)
 		w_str(&w, m->device, CTRL_DEV_MAX);
 		w_u8(&w, m->ib_port);
 	}
+	if (version >= 3)
+		w_ticket(&w, &m->ticket);
 	w_bytes(&w, m->mac, CTRL_MAC_LEN);
 	return w_finish(&w);
 }
@@ -385,7 +425,7 @@ int ctrl_request_decode(const uint8_t *p, size_t len, unsigned version,
 	struct rd r = {.p = p, .len = len};
 
 	memset(m, 0, sizeof(*m));
-	if (version < CTRL_VERSION_MIN || version > CTRL_VERSION)
+	if (version < CTRL_VERSION_MIN || version > CTRL_VERSION_MAX)
 		return -EBADMSG;
 	m->version = (uint16_t)version;
 	m->test = r_u16(&r);
@@ -406,6 +446,8 @@ int ctrl_request_decode(const uint8_t *p, size_t len, unsigned version,
 		    (!ctrl_dev_name_ok(m->device) || m->ib_port == 255))
 			return -EBADMSG;
 	}
+	if (version >= 3)
+		r_ticket(&r, &m->ticket);
 	r_bytes(&r, m->mac, CTRL_MAC_LEN);
 	if (r.err)
 		return r.err;
@@ -542,7 +584,7 @@ int ctrl_result_decode(const uint8_t *p, size_t len, unsigned version,
 	unsigned i;
 
 	memset(m, 0, sizeof(*m));
-	if (version < CTRL_VERSION_MIN || version > CTRL_VERSION)
+	if (version < CTRL_VERSION_MIN || version > CTRL_VERSION_MAX)
 		return -EBADMSG;
 	m->version = (uint16_t)version;
 	m->status = (int32_t)r_u32(&r);

@@ -20,6 +20,12 @@
  * client's version, so a v1 client still works against a v2 responder.
  * A v1 responder refuses a v2 client's HELLO ("unsupported control
  * protocol version 2"): there is no fallback.
+ *
+ * Version 3 is version 2 with a ticket in REQUEST (struct ctrl_ticket,
+ * after the port): the claims of a test the collector planned, whose
+ * ticket (never sent) is the MAC key of REQUEST and ACCEPT. A client
+ * speaks 3 only when it holds a ticket, else 2, so a plain client still
+ * reaches a v2 responder.
  */
 #ifndef IBPULSE_VERBS_CTRL_H
 #define IBPULSE_VERBS_CTRL_H
@@ -31,6 +37,8 @@
 
 #define CTRL_MAGIC 0x49425056u /* "IBPV" */
 #define CTRL_VERSION 2	       /* what this side speaks first */
+#define CTRL_VERSION_TICKET 3  /* ... when it presents a ticket */
+#define CTRL_VERSION_MAX 3     /* the newest it speaks */
 #define CTRL_VERSION_MIN 1     /* the oldest it still answers */
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD 4096
@@ -38,7 +46,8 @@
 #define CTRL_MAC_LEN 32
 #define CTRL_MAX_QPS 64
 #define CTRL_REASON_MAX 200
-#define CTRL_DEV_MAX 63 /* device name bytes, [A-Za-z0-9_.-] */
+#define CTRL_DEV_MAX 63	 /* device name bytes, [A-Za-z0-9_.-] */
+#define CTRL_NAME_MAX 64 /* plan id and host name bytes, the same set */
 
 enum ctrl_type {
 	CTRL_HELLO = 1,
@@ -93,6 +102,21 @@ struct ctrl_endpoint {
 #define CTRL_F_INLINE 0x2
 #define CTRL_F_VERIFY 0x4
 
+/*
+ * v3: what the initiator's ticket vouches for (common/ticket.h): its plan
+ * entry, itself, and the slot. The responder's device and port are the
+ * REQUEST's own. Names are [A-Za-z0-9_.-]; the plan id and host are not
+ * empty; not_before_ms < deadline_ms.
+ */
+struct ctrl_ticket {
+	char plan_id[CTRL_NAME_MAX + 1];
+	char host[CTRL_NAME_MAX + 1];
+	char device[CTRL_DEV_MAX + 1];
+	uint8_t ib_port;
+	uint64_t period;
+	uint64_t not_before_ms, deadline_ms; /* epoch milliseconds */
+};
+
 struct ctrl_request {
 	uint16_t version; /* 0: CTRL_VERSION; set by the decoder */
 	uint16_t test;	  /* enum vt_test */
@@ -108,7 +132,8 @@ struct ctrl_request {
 	struct ctrl_endpoint ep; /* static part; nqps is 0 */
 	/* v2: the responder's port to use; "" and 0: its default. */
 	char device[CTRL_DEV_MAX + 1];
-	uint8_t ib_port; /* 0..254 */
+	uint8_t ib_port;	   /* 0..254 */
+	struct ctrl_ticket ticket; /* v3 */
 	uint8_t mac[CTRL_MAC_LEN];
 };
 
@@ -226,7 +251,7 @@ int ctrl_random(uint8_t *buf, size_t len);
  * ctrl_recv() reads one message into @payload (cap CTRL_MAX_PAYLOAD) and
  * fills @h. Both give up at @deadline_ns (CLOCK_MONOTONIC) with -ETIMEDOUT;
  * a closed peer is -ECONNRESET; a bad header is -EBADMSG, a version this
- * side does not speak (outside CTRL_VERSION_MIN..CTRL_VERSION)
+ * side does not speak (outside CTRL_VERSION_MIN..CTRL_VERSION_MAX)
  * -EPROTONOSUPPORT (h->version tells which). With a
  * @stop flag (NULL: none), they give up with -ECANCELED within 100 ms of
  * it being set.

@@ -88,10 +88,15 @@ static void params_from(const struct ctrl_request *q, struct vt_params *p)
 	p->tclass = q->tclass;
 }
 
-static int refuse(struct vsess *s, int rc, const char *why)
+/*
+ * REFUSE the client; @kind goes to res->refused (vtest.h) for a refusal
+ * before admission, NULL after it (the test itself failed).
+ */
+static int refuse(struct vsess *s, const char *kind, int rc, const char *why)
 {
 	ctrl_send_refuse(s->fd, s->version ? s->version : CTRL_VERSION_MIN, rc,
 			 why, vsess_deadline(s));
+	s->res->refused = kind;
 	return vsess_fail(s, rc, "refused the client: %s", why);
 }
 
@@ -126,22 +131,73 @@ static int admit(struct vsess *s, struct vt_serve_cfg *cfg, struct serve_hk *hk,
 		 const struct ctrl_request *q)
 {
 	struct vt_serve_ask ask = {.version = s->version,
-				   .ib_port = q->ib_port};
+				   .ib_port = q->ib_port,
+				   .ticket = s->ticketed ? &s->claims : NULL};
 	char why[CTRL_REASON_MAX + 1] = "";
 	struct vt_params p;
 	int rc;
 
 	params_from(q, &p);
 	ask.params = &p;
+	ask.auth = s->ticketed ? VT_AUTH_TICKET
+		   : s->secret ? VT_AUTH_SECRET
+			       : VT_AUTH_NONE;
 	ctrl_strlcpy(ask.device, q->device, sizeof(ask.device));
 	if (hk->h->admit)
 		rc = hk->h->admit(hk->sess, &ask, &cfg->dev, why, sizeof(why));
 	else
 		rc = admit_default(&ask, &cfg->dev, why, sizeof(why));
 	if (rc)
-		return refuse(s, rc < 0 ? rc : -EPERM,
+		return refuse(s, "admit", rc < 0 ? rc : -EPERM,
 			      why[0] ? why : "refused");
 	hk->admitted = true;
+	return 0;
+}
+
+/* The claims of a v3 REQUEST, as common/ticket.h minted them. */
+static void claims_from(const struct ctrl_request *q, struct ticket_claims *c)
+{
+	memset(c, 0, sizeof(*c));
+	ctrl_strlcpy(c->plan_id, q->ticket.plan_id, sizeof(c->plan_id));
+	ctrl_strlcpy(c->initiator, q->ticket.host, sizeof(c->initiator));
+	ctrl_strlcpy(c->initiator_device, q->ticket.device,
+		     sizeof(c->initiator_device));
+	c->initiator_port = q->ticket.ib_port;
+	ctrl_strlcpy(c->responder_device, q->device,
+		     sizeof(c->responder_device));
+	c->responder_port = q->ib_port;
+	c->period = q->ticket.period;
+	c->not_before_ms = q->ticket.not_before_ms;
+	c->deadline_ms = q->ticket.deadline_ms;
+}
+
+/*
+ * A v3 REQUEST: the ticket hook gives the ticket for its claims, which
+ * becomes the MAC key of this session (instead of any shared secret).
+ */
+static int ticket(struct vsess *s, struct serve_hk *hk,
+		  const struct ctrl_request *q)
+{
+	struct vt_serve_ask ask = {.version = s->version,
+				   .ib_port = q->ib_port,
+				   .ticket = &s->claims,
+				   .auth = VT_AUTH_NONE};
+	char why[CTRL_REASON_MAX + 1] = "";
+	int rc;
+
+	claims_from(q, &s->claims);
+	ctrl_strlcpy(ask.device, q->device, sizeof(ask.device));
+	if (!hk->h->ticket)
+		return refuse(s, "ticket", -EACCES,
+			      "this responder takes no tickets (no collector "
+			      "plan): control protocol 3 is for planned tests");
+	rc = hk->h->ticket(hk->sess, &ask, s->ticket_key, why, sizeof(why));
+	if (rc)
+		return refuse(s, "ticket", rc < 0 ? rc : -EACCES,
+			      why[0] ? why : "ticket refused");
+	s->secret = s->ticket_key;
+	s->secret_len = sizeof(s->ticket_key);
+	s->ticketed = true;
 	return 0;
 }
 
@@ -158,14 +214,16 @@ static int handshake(struct vsess *s, struct vt_serve_cfg *cfg,
 		snprintf(why, sizeof(why),
 			 "unsupported control protocol "
 			 "version %u; this responder speaks %u..%u",
-			 s->h.version, CTRL_VERSION_MIN, CTRL_VERSION);
-		return refuse(s, rc, why);
+			 s->h.version, CTRL_VERSION_MIN, CTRL_VERSION_MAX);
+		return refuse(s, "protocol", rc, why);
 	}
-	if (rc)
+	if (rc) {
+		s->res->refused = "protocol";
 		return rc;
+	}
 	s->version = s->h.version; /* answer in the client's version */
 	if (ctrl_hello_decode(s->in, s->h.len, &hello))
-		return refuse(s, -EBADMSG, "malformed HELLO");
+		return refuse(s, "protocol", -EBADMSG, "malformed HELLO");
 	memcpy(s->nonce_c, hello.nonce, CTRL_NONCE_LEN);
 	rc = ctrl_random(s->nonce_s, CTRL_NONCE_LEN);
 	if (rc)
@@ -176,16 +234,24 @@ static int handshake(struct vsess *s, struct vt_serve_cfg *cfg,
 		return vsess_fail(s, rc, "sending CHALLENGE: %s",
 				  strerror(-rc));
 	rc = vsess_expect(s, CTRL_REQUEST, vsess_deadline(s));
-	if (rc)
+	if (rc) {
+		s->res->refused = "protocol";
 		return rc;
+	}
 	if (ctrl_request_decode(s->in, s->h.len, s->version, q))
-		return refuse(s, -EBADMSG, "malformed REQUEST");
+		return refuse(s, "protocol", -EBADMSG, "malformed REQUEST");
+	if (s->version >= CTRL_VERSION_TICKET && (rc = ticket(s, hk, q)))
+		return rc;
 	if (s->secret &&
 	    vsess_verify(s, s->h.len, VSESS_LABEL_REQ, s->nonce_s, s->nonce_c))
-		return refuse(s, -EACCES, "authentication failed");
+		return refuse(s, "auth", -EACCES,
+			      s->ticketed ? "authentication failed: the "
+					    "REQUEST's MAC does not match its "
+					    "ticket's claims"
+					  : "authentication failed");
 	rc = check_limits(&cfg->limits, q, why, sizeof(why));
 	if (rc)
-		return refuse(s, rc, why);
+		return refuse(s, "limits", rc, why);
 	return admit(s, cfg, hk, q);
 }
 
@@ -213,7 +279,7 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 	s->remote = q->ep;
 	rc = vsess_agree(s, &s->local, &q->ep, why, sizeof(why));
 	if (rc)
-		return refuse(s, rc, why);
+		return refuse(s, NULL, rc, why);
 	params_from(q, p);
 	vt_params_apply(p, u);
 	s->test = p->test;
@@ -227,12 +293,12 @@ static int setup(struct vsess *s, const struct vt_serve_cfg *cfg,
 							: q->ep.rd_atomic;
 	rc = veng_new(s->dev, &ec, &s->eng, why, sizeof(why));
 	if (rc)
-		return refuse(s, rc, why);
+		return refuse(s, NULL, rc, why);
 	if (p->verify && p->test == VT_READ_BW)
 		veng_fill(s->eng, true);
 	s->check_rx = p->verify && p->test != VT_READ_BW;
 	if (ec.rx_depth && (rc = vsess_prepost(s)))
-		return refuse(s, rc, "cannot post receives");
+		return refuse(s, NULL, rc, "cannot post receives");
 	memset(&acc, 0, sizeof(acc));
 	veng_endpoint(s->eng, &acc.ep);
 	s->local = acc.ep;
@@ -253,11 +319,11 @@ static int connect_qps(struct vsess *s, const struct vt_params *p)
 	if (rc)
 		return rc;
 	if (ctrl_connect_decode(s->in, s->h.len, &s->remote))
-		return refuse(s, -EBADMSG, "malformed CONNECT");
+		return refuse(s, NULL, -EBADMSG, "malformed CONNECT");
 	rc = veng_connect(s->eng, &s->remote, s->mtu, p->sl, p->tclass, s->rd,
 			  s->dev->max_dest_rd_atomic, why, sizeof(why));
 	if (rc)
-		return refuse(s, rc, why);
+		return refuse(s, NULL, rc, why);
 	return vsess_send(
 		s, ctrl_empty_encode(CTRL_READY, s->out, sizeof(s->out)));
 }
@@ -389,6 +455,7 @@ int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd, struct vt_result *res)
 	rc = serve_session(&s, &c, &hk);
 	res->test = s.test;
 	vsess_release(&s);
+	explicit_bzero(s.ticket_key, sizeof(s.ticket_key));
 	res->status = rc;
 	if (hk.h->close)
 		hk.h->close(hk.sess, hk.admitted, res);

@@ -47,7 +47,8 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 		return vsess_fail(s, rc,
 				  "peer speaks control protocol "
 				  "version %u, this side speaks %u..%u",
-				  s->h.version, CTRL_VERSION_MIN, CTRL_VERSION);
+				  s->h.version, CTRL_VERSION_MIN,
+				  CTRL_VERSION_MAX);
 	if (rc)
 		return vsess_fail(s, rc, "waiting for %s: %s",
 				  ctrl_type_name(type), strerror(-rc));

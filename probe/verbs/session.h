@@ -16,8 +16,11 @@ struct vsess {
 	unsigned version; /* control protocol of this session; 0 unknown */
 	double step_s;	  /* timeout of each control step */
 	const volatile sig_atomic_t *stop; /* ends control waits, NULL */
-	const uint8_t *secret;
+	const uint8_t *secret; /* MAC key: the shared secret or the ticket */
 	size_t secret_len;
+	bool ticketed;			    /* v3: secret is ticket_key */
+	uint8_t ticket_key[TICKET_KEY_LEN]; /* the ticket, responder side */
+	struct ticket_claims claims;	    /* v3: the REQUEST's claims */
 	uint8_t nonce_c[CTRL_NONCE_LEN];
 	uint8_t nonce_s[CTRL_NONCE_LEN];
 	struct vdev *dev;

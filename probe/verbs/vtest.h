@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "stats.h"
+#include "ticket.h"
 
 enum vt_test {
 	VT_WRITE_BW = 1,
@@ -42,6 +43,16 @@ enum vt_gid_type {
 #define VT_NAME_MAX 64
 #define VT_ERR_MAX 256
 #define VT_DEFAULT_PORT "18515"
+
+/*
+ * A planned test's ticket, as the collector's plan gave it to the
+ * initiator: the claims (sent in a v3 REQUEST) and the ticket itself, the
+ * MAC key of REQUEST and ACCEPT (never sent). common/ticket.h.
+ */
+struct vt_ticket {
+	struct ticket_claims c;
+	uint8_t key[TICKET_KEY_LEN];
+};
 
 /* What to run. vt_params_default() fills perftest's defaults. */
 struct vt_params {
@@ -85,6 +96,12 @@ struct vt_params {
 	 */
 	char peer_device[VT_NAME_MAX];
 	unsigned peer_ib_port;
+	/*
+	 * Client only, NULL: none. With a ticket the client speaks control
+	 * protocol v3 and authenticates with it instead of @secret; its
+	 * claims must name peer_device/peer_ib_port as the responder's port.
+	 */
+	const struct vt_ticket *ticket;
 };
 
 /*
@@ -165,6 +182,14 @@ struct vt_result {
 	 */
 	bool has_remote_ctr;
 	struct vt_portctr remote_ctr;
+	/*
+	 * Responder, when it refused the client before admitting it: the
+	 * kind of refusal, a static string ("protocol": a bad or unfinished
+	 * handshake, "auth": a MAC that did not check out, "ticket": the
+	 * ticket hook refused or there is none, "limits", "admit": the
+	 * admission hook refused). NULL otherwise.
+	 */
+	const char *refused;
 };
 
 /* Limits a responder enforces before it registers any memory. */
@@ -176,12 +201,22 @@ struct vt_limits {
 	unsigned max_concurrent;
 };
 
+/* How the client proved itself, before admission. */
+enum vt_auth {
+	VT_AUTH_NONE = 0, /* no secret here, no ticket */
+	VT_AUTH_SECRET,	  /* a MAC with the shared secret */
+	VT_AUTH_TICKET,	  /* a MAC with a ticket (v3) */
+};
+
 /* What a client asked for, as the admission hook sees it. */
 struct vt_serve_ask {
 	unsigned version;		/* control protocol */
 	char device[VT_NAME_MAX];	/* "": the responder's default */
 	unsigned ib_port;		/* 0: the default */
 	const struct vt_params *params; /* the run as asked */
+	/* v3: the ticket's claims (responder device and port filled in) */
+	const struct ticket_claims *ticket;
+	enum vt_auth auth; /* for admit(): what was checked */
 };
 
 struct vt_serve_cfg;
@@ -206,6 +241,16 @@ struct vt_serve_hooks {
 	 */
 	int (*admit)(void *sess, const struct vt_serve_ask *ask,
 		     struct vt_params *dev, char *why, size_t len);
+	/*
+	 * A v3 REQUEST, decoded, before its MAC and the limits are
+	 * checked: fill @key with the ticket the collector minted for
+	 * ask->ticket (the session's MAC key), or refuse with a negative
+	 * errno and the reason in @why. admit() follows only when the MAC
+	 * checked out, with ask->auth VT_AUTH_TICKET: spending the ticket
+	 * (one use) is admit()'s. NULL: every ticket is refused.
+	 */
+	int (*ticket)(void *sess, const struct vt_serve_ask *ask,
+		      uint8_t key[TICKET_KEY_LEN], char *why, size_t len);
 	/*
 	 * Read @device/@port's counters: once when the QPs are connected,
 	 * once when the client's DONE arrived; the deltas go back in a v2

@@ -45,11 +45,43 @@ lab_run() {
 
 # lab_retry TRIES CMD...: run CMD until it succeeds, one second apart; for
 # perftest clients whose server (in the other VM) may not listen yet.
+# CMD's output goes where the call's goes, every attempt's: a redirect
+# around lab_retry collects the failed attempts too. To keep only the last
+# attempt's output in a file, use lab_retry_out.
 lab_retry() {
 	local n=$1 i
 	shift
 	for ((i = 1; i <= n; i++)); do
 		"$@" && return 0
+		[ "$i" -lt "$n" ] && sleep 1
+	done
+	return 1
+}
+
+# lab_retry_out TRIES OUT ERR CMD...: lab_retry, with each attempt's stdout
+# written to OUT and its stderr to ERR afresh (ERR may be OUT: both go
+# there), so OUT holds the last attempt's output alone: one JSON document,
+# not a failed attempt's followed by the good one's. A failed attempt's
+# output is appended to ERR.tries, and a success after failures says on
+# stderr how many attempts it took.
+lab_retry_out() {
+	local n=$1 out=$2 err=$3 i
+	shift 3
+	: >"$err.tries"
+	for ((i = 1; i <= n; i++)); do
+		if [ "$err" = "$out" ]; then
+			"$@" >"$out" 2>&1
+		else
+			"$@" >"$out" 2>"$err"
+		fi && {
+			[ "$i" -gt 1 ] && echo "lab_retry_out: $1 succeeded at attempt $i of $n" >&2
+			return 0
+		}
+		{
+			echo "--- attempt $i of $n: $*"
+			cat "$out"
+			[ "$err" = "$out" ] || cat "$err"
+		} >>"$err.tries"
 		[ "$i" -lt "$n" ] && sleep 1
 	done
 	return 1

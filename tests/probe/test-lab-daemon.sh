@@ -165,8 +165,8 @@ ib_write_bw -d rxe0 -x 1 -s 65536 -D 25 -p 18700 >"$w/perf-s.log" 2>&1 &
 pids+=($!)
 perf=($!)
 lab_wait_listen 18700 30 || lab_fail "ib_write_bw server: $(cat "$w/perf-s.log")"
-(lab_retry 5 ib_write_bw -d rxe0 -x 1 -s 65536 -D 25 -p 18700 127.0.0.1) \
-	>"$w/perf-c.log" 2>&1 &
+lab_retry_out 5 "$w/perf-c.log" "$w/perf-c.log" \
+	ib_write_bw -d rxe0 -x 1 -s 65536 -D 25 -p 18700 127.0.0.1 &
 pids+=($!)
 perf+=($!)
 wait_results lab-a 1 90 "a busy-flagged result (perftest: $(tail -3 "$w/perf-c.log"))" \

@@ -4,7 +4,10 @@
 
 No RDMA device is needed: the daemon runs on the sysfs-mlx5 fixture tree
 (mlx5_0/1 and mlx5_1/1 ACTIVE, mlx5_2/1 DOWN) and everything checked here
-happens before it would open a device. Checked: a v2 client is answered in
+happens before it would open a device. With no collector, no secret and
+the default responder_open = false, every peer is refused as
+unauthenticated, counted by reason in the status, and the daemon said why
+at start. With responder_open = true (the rest), checked: a v2 client is answered in
 v2 and a v1 client in v1 (also when refused); a REQUEST naming a port the
 host lacks, or one that is not ACTIVE, is refused naming the valid ones;
 one naming an ACTIVE port, or none (the default), passes admission (the
@@ -40,7 +43,10 @@ def request_v(version, device="", port=0):
                             port=port) + bytes(32)
 
 
-class Proto(daemonlib.DaemonMixin, unittest.TestCase):
+class Base(daemonlib.DaemonMixin):
+    """A daemon on the fixture tree; OPEN: its responder_open line."""
+    OPEN = "responder_open = true\n"
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         t = self.tmp.name
@@ -54,9 +60,9 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
                     "responder_port = %d\nresponder_listen = 127.0.0.1\n"
                     "responder_device = mlx5_1\nresponder_ib_port = 1\n"
                     "test_timeout = 30\nspool_dir = %s\n"
-                    "control_socket = %s\n"
+                    "control_socket = %s\n%s"
                     % (os.path.join(FIXTURES, "sysfs-mlx5"), self.port,
-                       os.path.join(t, "spool"), self.sock))
+                       os.path.join(t, "spool"), self.sock, self.OPEN))
         self.log = open(os.path.join(t, "daemon.log"), "w+")
         self.proc = subprocess.Popen([PROBE, "daemon", "--config", cfg],
                                      stdout=subprocess.DEVNULL,
@@ -84,6 +90,8 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
         self.assertEqual(mtype, REFUSE, "no device here: expected REFUSE")
         return (v,) + refusal(p)
 
+
+class Proto(Base, unittest.TestCase):
     def test_versions_and_ports(self):
         v, code, why = self.ask(2, "mlx5_9", 1)
         self.assertEqual(v, 2)
@@ -121,10 +129,10 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
         with socket.create_connection(("127.0.0.1", self.port),
                                       timeout=30) as s:
             s.settimeout(30)
-            s.sendall(msg(HELLO, os.urandom(16), 3))
+            s.sendall(msg(HELLO, os.urandom(16), 4))
             v, mtype, p = recv_msg(s)
         self.assertEqual((v, mtype), (1, REFUSE))
-        self.assertIn("version 3; this responder speaks 1..2", refusal(p)[1])
+        self.assertIn("version 4; this responder speaks 1..3", refusal(p)[1])
 
     def test_sigterm_with_a_silent_peer(self):
         # A peer that connected and says nothing holds a responder thread
@@ -143,6 +151,28 @@ class Proto(daemonlib.DaemonMixin, unittest.TestCase):
             s.close()
         self.assertEqual(self.proc.returncode, 0, self.daemon_log())
         self.assertLess(took, 10, "SIGTERM took %.1f s" % took)
+
+
+class Closed(Base, unittest.TestCase):
+    """The default: no collector, no secret, responder_open unset."""
+    OPEN = ""
+
+    def test_refused_and_counted(self):
+        self.assertIn("every peer will be refused", self.daemon_log())
+        for version in (1, 2):
+            for device, port in (("mlx5_0", 1), ("", 0)):
+                v, code, why = self.ask(version, device, port)
+                self.assertEqual(v, version)
+                self.assertEqual(code, -13)  # EACCES
+                self.assertIn("not admitted", why)
+                self.assertNotIn("device is not usable", why)
+        st = self.ctl("status")
+        self.assertEqual(st["responder_tests"], 0)
+        self.assertEqual(st["responder_refused"], 4)
+        self.assertEqual(st["responder_refused_by"]["unauthenticated"], 4)
+        # Logged once a minute, not once per peer.
+        self.assertEqual(self.daemon_log().count("refused a peer"), 1,
+                         self.daemon_log())
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ Checked: every counter file of the tree appears on its port with its name
 with a counter label otherwise) and scaling (x4 for the data counters,
 milliseconds to seconds for lifespan); promtool accepts the text; the
 daemon serves the same text as the one-shot command (modulo the timing
-line), in OpenMetrics when asked, gzipped when asked, read fresh per
+line) plus its responder's families (admitted tests, refusals by reason,
+responder keys), in OpenMetrics when asked, gzipped when asked, read fresh per
 scrape; 404 and 405 for other paths and methods; node_exporter 1.5's
 InfiniBand collector on the same tree gives the same values under the
 mirrored names; and the exporter, fed the same tree through the real
@@ -252,7 +253,19 @@ class Served(Base, daemonlib.DaemonMixin):
                          "charset=utf-8")
         served = body.decode()
         self.check_counters(served, self.tree)
-        self.assertEqual(untimed(served), untimed(self.run_cli(self.tree)))
+        # The daemon adds its responder's families; the rest is the CLI's.
+        own = [l for l in served.splitlines()
+               if "ibpulse_probe_responder_" in l]
+        host = "\n".join(l for l in served.splitlines()
+                         if "ibpulse_probe_responder_" not in l)
+        self.assertEqual(untimed(host), untimed(self.run_cli(self.tree)))
+        for line in ("ibpulse_probe_responder_tests_total 0",
+                     'ibpulse_probe_responder_refused_total'
+                     '{reason="unauthenticated"} 0',
+                     'ibpulse_probe_responder_refused_total'
+                     '{reason="replayed"} 0',
+                     "ibpulse_probe_responder_keys 0"):
+            self.assertIn(line, own)
         self.assertIn(TIMING + " ", served)
         # a counter that moves between scrapes moves in the next scrape
         path = os.path.join(self.tree, "class", "infiniband", "mlx5_0",

@@ -34,13 +34,15 @@ assert d["status"] == "ok" and d["client"]["status"] == "ok", d' "$out.server" |
 	exit 0
 fi
 
-# run PORT TEST ARGS...: retried until VM 1's responder listens.
+# run PORT TEST ARGS...: retried until VM 1's responder listens. Each
+# attempt writes $out.json afresh (lab_retry_out): a redirect around the
+# retry once left a refused attempt's JSON before the good one's.
 run() {
 	local port=$1 test=$2
 	shift 2
-	lab_retry 60 timeout 120 "$PROBE" run "$test" --peer "$LAB_PEER_IP:$port" \
-		-d rxe0 --no-pin --json "$@" >"$out.json" 2>"$out.err" ||
-		lab_fail "$test: $(cat "$out.err")"
+	lab_retry_out 60 "$out.json" "$out.err" timeout 120 "$PROBE" run "$test" \
+		--peer "$LAB_PEER_IP:$port" -d rxe0 --no-pin --json "$@" ||
+		lab_fail "$test: $(cat "$out.err"; tail -n 20 "$out.err.tries")"
 	python3 "$here/check-result.py" "$test" "$out.json" - "$@" ||
 		lab_fail "$test: implausible result"
 	python3 - "$out.json" "$LAB_PEER_IP" <<'PY' || lab_fail "$test: $(cat "$out.json")"

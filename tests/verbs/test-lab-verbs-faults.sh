@@ -102,8 +102,8 @@ client=$!
 flowing 60 || lab_fail "client killed: no traffic on rxe0"
 kill -9 "$client"
 wait "$client" 2>/dev/null
-lab_retry 30 timeout 60 "$PROBE" run write_lat --peer 127.0.0.1:18803 -d rxe0 \
-	--no-pin -n 100 >"$out.next" 2>&1 ||
+lab_retry_out 30 "$out.next" "$out.next" timeout 60 "$PROBE" run write_lat \
+	--peer 127.0.0.1:18803 -d rxe0 --no-pin -n 100 ||
 	lab_fail "client killed: the next client failed: $(cat "$out.next" "$out.server")"
 kill "$server"
 wait "$server"

@@ -95,9 +95,11 @@ static void test_header(void **state)
 	assert_int_equal(h.version, CTRL_VERSION);
 	buf[5] = 1; /* the oldest still spoken */
 	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), 0);
-	buf[5] = 3;
+	buf[5] = 3; /* the newest: tickets */
+	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), 0);
+	buf[5] = 4;
 	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), -EPROTONOSUPPORT);
-	assert_int_equal(h.version, 3);
+	assert_int_equal(h.version, 4);
 	buf[5] = 0;
 	assert_int_equal(ctrl_hdr_decode(buf, 12, &h), -EPROTONOSUPPORT);
 	buf[5] = 2;
@@ -188,6 +190,78 @@ static int dec_req2(const uint8_t *body, size_t len)
 	return ctrl_request_decode(body, len, 2, &d);
 }
 
+static void fill_ticket(struct ctrl_ticket *t)
+{
+	memset(t, 0, sizeof(*t));
+	ctrl_strlcpy(t->plan_id, "p1764412800-3f0c9a4d1e2b7c55",
+		     sizeof(t->plan_id));
+	ctrl_strlcpy(t->host, "node01", sizeof(t->host));
+	ctrl_strlcpy(t->device, "mlx5_0", sizeof(t->device));
+	t->ib_port = 1;
+	t->period = 490114;
+	t->not_before_ms = 1764413100000ull;
+	t->deadline_ms = 1764413130000ull;
+}
+
+/* v3: v2 and a ticket's claims; every bad claim refused both ways. */
+static void test_request_v3(void **state)
+{
+	struct ctrl_request q, d;
+	struct ctrl_hdr h;
+	int len, len2;
+
+	fill_request(&q, 2);
+	ctrl_strlcpy(q.device, "mlx5_1", sizeof(q.device));
+	q.ib_port = 1;
+	len2 = ctrl_request_encode(&q, buf, sizeof(buf));
+	q.version = 3;
+	fill_ticket(&q.ticket);
+	len = ctrl_request_encode(&q, buf, sizeof(buf));
+	assert_int_equal(len, len2 + 2 + 28 + 2 + 6 + 2 + 6 + 1 + 3 * 8);
+	assert_int_equal(ctrl_hdr_decode(buf, CTRL_HDR_LEN, &h), 0);
+	assert_int_equal(h.version, 3);
+	dec_version = 3;
+	check_lengths(len, dec_request, &d);
+	dec_version = CTRL_VERSION;
+	assert_int_equal(d.version, 3);
+	assert_string_equal(d.device, "mlx5_1");
+	assert_string_equal(d.ticket.plan_id, q.ticket.plan_id);
+	assert_string_equal(d.ticket.host, "node01");
+	assert_string_equal(d.ticket.device, "mlx5_0");
+	assert_int_equal(d.ticket.ib_port, 1);
+	assert_true(d.ticket.period == 490114);
+	assert_true(d.ticket.not_before_ms == q.ticket.not_before_ms);
+	assert_true(d.ticket.deadline_ms == q.ticket.deadline_ms);
+	assert_memory_equal(d.mac, q.mac, CTRL_MAC_LEN);
+	/* ... and a v3 payload is no v2 one. */
+	assert_int_equal(dec_req2(buf + 12, (size_t)len - 12), -EBADMSG);
+	for (int i = 0; i < 6; i++) {
+		fill_ticket(&q.ticket);
+		if (i == 0)
+			q.ticket.plan_id[0] = '\0';
+		else if (i == 1)
+			q.ticket.host[0] = '\0';
+		else if (i == 2)
+			ctrl_strlcpy(q.ticket.host, "node 01",
+				     sizeof(q.ticket.host));
+		else if (i == 3)
+			ctrl_strlcpy(q.ticket.device, "../x",
+				     sizeof(q.ticket.device));
+		else if (i == 4)
+			q.ticket.ib_port = 255;
+		else
+			q.ticket.deadline_ms = q.ticket.not_before_ms;
+		assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)),
+				 -EINVAL);
+	}
+	/* On the wire: a slot that ends at its start is refused too. */
+	fill_ticket(&q.ticket);
+	len = ctrl_request_encode(&q, buf, sizeof(buf));
+	memcpy(buf + len - CTRL_MAC_LEN - 8, buf + len - CTRL_MAC_LEN - 16, 8);
+	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 3, &d),
+			 -EBADMSG);
+}
+
 static void test_request_v2(void **state)
 {
 	struct ctrl_request q, d;
@@ -225,10 +299,12 @@ static void test_request_v2(void **state)
 	dec_version = 1;
 	assert_int_equal(dec_request(buf + 12, (size_t)len - 12, &d), -EBADMSG);
 	dec_version = CTRL_VERSION;
-	/* No version 0 or 3. */
+	/* No version 0 or 4; a v2 payload is no v3 one (no ticket). */
 	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 3, &d),
 			 -EBADMSG);
-	q.version = 3;
+	assert_int_equal(ctrl_request_decode(buf + 12, (size_t)len - 12, 4, &d),
+			 -EBADMSG);
+	q.version = 4;
 	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
 
 	/* Port 255, a '/' or a space in the name: refused both ways. */
@@ -467,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_request_v2),
+		cmocka_unit_test(test_request_v3),
 		cmocka_unit_test(test_result_v2),
 		cmocka_unit_test(test_accept_connect),
 		cmocka_unit_test(test_refuse_result),

@@ -8,7 +8,11 @@
  * for and its refusal reaches the client as REFUSE with its reason, the
  * session then closing unadmitted; an admitted request goes on to open
  * the device admit() chose; without hooks a named device other than the
- * configured one is refused.
+ * configured one is refused. Tickets (v3): the ticket hook sees the claims
+ * with the REQUEST's own port as the responder's and gives the MAC key; a
+ * REQUEST MAC'd with it reaches admit() as VT_AUTH_TICKET, one MAC'd with
+ * another key is refused before admit() ("auth"), and without a ticket
+ * hook every ticket is refused ("ticket").
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,7 +44,15 @@ struct seen {
 	double timeout_in_copy;
 	int refuse;		/* admit's answer: 0 or a negative errno */
 	const char *use_device; /* admit's choice when it admits */
+	int tickets;		/* ticket() calls */
+	int ticket_refuse;	/* ticket's answer */
+	enum vt_auth auth;	/* what admit() was told */
+	struct ticket_claims claims;
 };
+
+/* The ticket the hook hands out, and the one a forger guesses. */
+static const uint8_t ticket_key[TICKET_KEY_LEN] =
+	"0123456789abcdef0123456789abcde";
 
 static int h_open(void *arg, struct vt_serve_cfg *cfg, void **sess)
 {
@@ -59,6 +71,7 @@ static int h_admit(void *sess, const struct vt_serve_ask *ask,
 	struct seen *s = sess;
 
 	s->admits++;
+	s->auth = ask->auth;
 	snprintf(s->device, sizeof(s->device), "%s", ask->device);
 	s->port = ask->ib_port;
 	s->version = ask->version;
@@ -69,6 +82,22 @@ static int h_admit(void *sess, const struct vt_serve_ask *ask,
 		return s->refuse;
 	}
 	snprintf(dev->device, sizeof(dev->device), "%s", s->use_device);
+	return 0;
+}
+
+static int h_ticket(void *sess, const struct vt_serve_ask *ask,
+		    uint8_t key[TICKET_KEY_LEN], char *why, size_t len)
+{
+	struct seen *s = sess;
+
+	s->tickets++;
+	s->claims = *ask->ticket;
+	if (s->ticket_refuse) {
+		snprintf(why, len, "ticket of plan %s expired",
+			 ask->ticket->plan_id);
+		return s->ticket_refuse;
+	}
+	memcpy(key, ticket_key, TICKET_KEY_LEN);
 	return 0;
 }
 
@@ -163,6 +192,68 @@ static int session(struct server *sv, const char *device, unsigned port,
 	return code;
 }
 
+/*
+ * A v3 session: HELLO, CHALLENGE, REQUEST with a ticket's claims for
+ * mlx5_1/1, MAC'd with @key; the REFUSE's code, its reason in @why.
+ */
+static int ask_v3(struct server *sv, const uint8_t *key, char *why, size_t len)
+{
+	static uint8_t b[CTRL_HDR_LEN + CTRL_MAX_PAYLOAD];
+	struct ctrl_hello hello = {{1, 2, 3}};
+	struct ctrl_request q = {.version = 3,
+				 .test = VT_WRITE_BW,
+				 .qps = 1,
+				 .size = 4096,
+				 .tx_depth = 128,
+				 .iters = 100,
+				 .ib_port = 1};
+	struct ctrl_challenge ch;
+	struct ctrl_refuse r;
+	struct ctrl_hdr h;
+	pthread_t tid;
+	int pair[2], n;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+	sv->fd = pair[1];
+	assert_int_equal(pthread_create(&tid, NULL, serve, sv), 0);
+	n = ctrl_hello_encode(&hello, b, sizeof(b));
+	ctrl_hdr_set_version(b, 3); /* a client speaks 3 from HELLO on */
+	round_trip(pair[0], b, n, &h);
+	assert_int_equal(h.type, CTRL_CHALLENGE);
+	assert_int_equal(h.version, 3);
+	assert_int_equal(ctrl_challenge_decode(b, h.len, &ch), 0);
+	q.ep.pkey = 0xffff;
+	q.ep.mtu = 3;
+	q.ep.gid_type = 2;
+	q.ep.link_layer = 2;
+	ctrl_strlcpy(q.device, "mlx5_1", sizeof(q.device));
+	ctrl_strlcpy(q.ticket.plan_id, "p100-00000000000000aa",
+		     sizeof(q.ticket.plan_id));
+	ctrl_strlcpy(q.ticket.host, "node01", sizeof(q.ticket.host));
+	ctrl_strlcpy(q.ticket.device, "mlx5_0", sizeof(q.ticket.device));
+	q.ticket.ib_port = 1;
+	q.ticket.period = 7;
+	q.ticket.not_before_ms = 1000;
+	q.ticket.deadline_ms = 2000;
+	n = ctrl_request_encode(&q, b, sizeof(b));
+	assert_true(n > CTRL_HDR_LEN + CTRL_MAC_LEN);
+	assert_int_equal(ctrl_mac(key, TICKET_KEY_LEN,
+				  "ibpulse-verbs-v1 request", ch.nonce,
+				  hello.nonce, b + CTRL_HDR_LEN,
+				  (size_t)n - CTRL_HDR_LEN - CTRL_MAC_LEN,
+				  b + n - CTRL_MAC_LEN),
+			 0);
+	round_trip(pair[0], b, n, &h);
+	assert_int_equal(h.type, CTRL_REFUSE);
+	assert_int_equal(h.version, 3);
+	assert_int_equal(ctrl_refuse_decode(b, h.len, &r), 0);
+	ctrl_strlcpy(why, r.reason, len);
+	close(pair[0]);
+	pthread_join(tid, NULL);
+	close(pair[1]);
+	return r.code;
+}
+
 static void server_init(struct server *sv, struct seen *s, bool hooks)
 {
 	memset(sv, 0, sizeof(*sv));
@@ -173,6 +264,7 @@ static void server_init(struct server *sv, struct seen *s, bool hooks)
 		sv->cfg.hooks = (struct vt_serve_hooks){.arg = s,
 							.open = h_open,
 							.admit = h_admit,
+							.ticket = h_ticket,
 							.counters = h_counters,
 							.close = h_close};
 }
@@ -237,12 +329,61 @@ static void test_no_hooks(void **state)
 	assert_non_null(strstr(why, "device is not usable"));
 }
 
+static void test_tickets(void **state)
+{
+	struct seen s = {.use_device = "nosuch_dev9"};
+	uint8_t forged[TICKET_KEY_LEN];
+	struct server sv;
+	char why[CTRL_REASON_MAX + 1];
+
+	server_init(&sv, &s, true);
+	/* The right ticket: admitted as such, on to the device step. */
+	assert_true(ask_v3(&sv, ticket_key, why, sizeof(why)) < 0);
+	assert_non_null(strstr(why, "device is not usable"));
+	assert_int_equal(s.tickets, 1);
+	assert_int_equal(s.admits, 1);
+	assert_int_equal(s.auth, VT_AUTH_TICKET);
+	assert_true(s.admitted);
+	assert_null(sv.res.refused);
+	/* The claims as minted: the responder's port is the REQUEST's. */
+	assert_string_equal(s.claims.plan_id, "p100-00000000000000aa");
+	assert_string_equal(s.claims.initiator, "node01");
+	assert_string_equal(s.claims.initiator_device, "mlx5_0");
+	assert_int_equal(s.claims.initiator_port, 1);
+	assert_string_equal(s.claims.responder_device, "mlx5_1");
+	assert_int_equal(s.claims.responder_port, 1);
+	assert_true(s.claims.period == 7 && s.claims.not_before_ms == 1000 &&
+		    s.claims.deadline_ms == 2000);
+	/* A REQUEST MAC'd with anything else: refused before admission. */
+	memcpy(forged, ticket_key, sizeof(forged));
+	forged[0] ^= 1;
+	assert_int_equal(ask_v3(&sv, forged, why, sizeof(why)), -EACCES);
+	assert_non_null(strstr(why, "authentication failed"));
+	assert_int_equal(s.admits, 1);
+	assert_false(s.admitted);
+	assert_string_equal(sv.res.refused, "auth");
+	/* The hook's refusal reaches the client with its reason. */
+	s.ticket_refuse = -EKEYEXPIRED;
+	assert_int_equal(ask_v3(&sv, ticket_key, why, sizeof(why)),
+			 -EKEYEXPIRED);
+	assert_string_equal(why,
+			    "ticket of plan p100-00000000000000aa expired");
+	assert_string_equal(sv.res.refused, "ticket");
+	assert_int_equal(s.admits, 1);
+	/* No ticket hook: no ticket is taken. */
+	server_init(&sv, NULL, false);
+	assert_int_equal(ask_v3(&sv, ticket_key, why, sizeof(why)), -EACCES);
+	assert_non_null(strstr(why, "takes no tickets"));
+	assert_string_equal(sv.res.refused, "ticket");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_admit_refuses),
 		cmocka_unit_test(test_admit_picks_device),
 		cmocka_unit_test(test_no_hooks),
+		cmocka_unit_test(test_tickets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
 /*
  * libFuzzer harness for the control-channel codec: the first byte picks a
  * message type (byte % 5) and, for REQUEST and RESULT, the protocol
- * version (1 + byte / 5 % 2); the rest is a payload. Whatever decodes
+ * version (1 + byte / 5 % 3: 1, 2, or 3 with a ticket); the rest is a
+ * payload. Whatever decodes
  * must re-encode to the same bytes; nothing may read out of bounds.
  * Seeds, one valid message of each kind and version: corpus/.
  */
@@ -38,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size || n > CTRL_MAX_PAYLOAD)
 		return 0;
-	v = 1 + (unsigned)(data[0] / 5) % 2;
+	v = 1 + (unsigned)(data[0] / 5) % 3;
 	(void)ctrl_hdr_decode(p, n, &h);
 	switch (data[0] % 5) {
 	case 0:
