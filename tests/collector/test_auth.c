@@ -269,8 +269,8 @@ static void test_enrol_request(void **state)
 		"{\"host\": 1}",
 		"{\"host\": \"a b\"}",
 		"{\"host\": \"-x\"}",
-		"{\"host\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		"aaaaaaaaaaaaaaaaaaaaa\"}",
+		("{\"host\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		 "aaaaaaaaaaaaaaaaaaaaaa\"}"),
 	};
 	const char *ok = "{\"host\": \"node-7.rack2\"}";
 	json_t *answer = NULL;
