@@ -4,10 +4,15 @@
 
 Builds the image with scripts/image.sh (Debian packages only), checks its
 user (9470, not root) and size, then runs three containers from it on the
-host's loopback: the collector with a database on a volume, the probe
-(`report --once` over the sysfs-mlx5 fixture, mounted read-only) pushing
-to it, and the exporter reading the same volume; /metrics must show the
-fixture's host and ports. Removes its containers, volume and image.
+host's loopback the way deploy/kubernetes runs them, with the configs of
+deploy/kubernetes/base/config: the collector (uid 9470) with its database
+on a volume and the enrolment secret; the probe as the DaemonSet's
+container (root with only CAP_IPC_LOCK, read-only root file system, the
+sysfs-mlx5 fixture read-only at /host/sys, a state directory) running
+`report --once`: it enrols, keeps its token and pushes; the exporter
+(uid 9470) reading the same volume: /metrics must show the fixture's host
+and ports. A second probe container with the token kept pushes again
+without enrolling. Removes its containers and image.
 
 podman runs with runc and with modest --ulimit values (nofile at most
 65536, nproc 4096, within this process's hard limits): podman's defaults
@@ -29,7 +34,7 @@ import urllib.request
 
 MAX_IMAGE_BYTES = 120 * 1024 * 1024  # 79 MB measured; perl or systemd creeping in fails
 HOST = "imgtest"
-TOKEN = "image-test-token-0123456789abcdef"
+SECRET = "image-test-enrol-secret-0123456789"
 
 
 class Failed(Exception):
@@ -112,45 +117,64 @@ def main():
         expect("0.1.0" in out, "podman runs the image (%s)" % out.strip())
 
         data = os.path.join(tmp, "data")  # the PVC's stand-in
-        os.mkdir(data)
+        state = os.path.join(tmp, "probe-state")  # the node's hostPath
+        enrol = os.path.join(tmp, "enrol")  # the ibpulse-enrol Secret
+        for d in (data, state, enrol):
+            os.mkdir(d)
         os.chown(data, 9470, 9470)
-        with open(os.path.join(src, "etc", "collector.ini")) as f:
-            ini = f.read()
-        conf = os.path.join(tmp, "collector.ini")
-        with open(conf, "w") as f:  # [tokens] is the file's last section
-            f.write(ini + "%s = %s\n" % (HOST, TOKEN))
-        tok = os.path.join(tmp, "token")
-        with open(tok, "w") as f:
-            f.write(TOKEN + "\n")
         os.chmod(tmp, 0o755)
-        for p in (conf, tok):
-            os.chmod(p, 0o644)
+        secret = os.path.join(enrol, "secret")
+        with open(secret, "w") as f:
+            f.write(SECRET + "\n")
+        os.chown(secret, 0, 9470)  # defaultMode 0440 with fsGroup 9470
+        os.chmod(secret, 0o440)
+        os.chmod(enrol, 0o755)
+        kconf = os.path.join(src, "deploy", "kubernetes", "base", "config")
 
         run(["podman", "run", "-d", "--name", names[0]] + flags +
-            ["-v", conf + ":/etc/ibpulse/collector.ini:ro",
+            ["-v", kconf + "/collector.ini:/etc/ibpulse/collector.ini:ro",
+             "-v", enrol + ":/etc/ibpulse/enrol:ro",
              "-v", data + ":/var/lib/ibpulse", tag,
-             "ibpulse-collector", "serve", "--port", "0",
-             "--port-file", "/var/lib/ibpulse/collector.port"])
+             "ibpulse-collector", "serve", "--config",
+             "/etc/ibpulse/collector.ini", "--listen", "127.0.0.1",
+             "--port", "0", "--port-file", "/var/lib/ibpulse/collector.port"])
         cport = wait_file(os.path.join(data, "collector.port"), "collector",
                           names[0])
         st = os.stat(os.path.join(data, "ibpulse.db"))
         expect(st.st_uid == 9470, "the collector (non-root) created its "
                "database on the volume, port %d" % cport)
 
-        out = run(["podman", "run", "--rm", "--name", names[1]] + flags +
-                  ["--user", "9471:9471",
-                   "-v", fixtures + "/sysfs-mlx5:/fixture:ro",
-                   "-v", tok + ":/run/secrets/probe.token:ro", tag,
-                   "ibpulse-probe", "report", "--once", "--host", HOST,
-                   "--sysfs-root", "/fixture",
-                   "--token-file", "/run/secrets/probe.token",
-                   "--collector",
-                   "http://127.0.0.1:%d/api/v1/report" % cport]).stdout
+        probe = flags + [
+            "--user", "0:0", "--cap-drop", "ALL", "--cap-add", "IPC_LOCK",
+            "--read-only", "--security-opt", "no-new-privileges",
+            "-v", kconf + "/probe.ini:/etc/ibpulse/probe.ini:ro",
+            "-v", fixtures + "/sysfs-mlx5:/host/sys:ro",
+            "-v", enrol + ":/etc/ibpulse/enrol:ro",
+            "-v", state + ":/var/lib/ibpulse-probe", tag,
+            "ibpulse-probe", "report", "--once", "--config",
+            "/etc/ibpulse/probe.ini", "--host", HOST, "--sysfs-root",
+            "/host/sys", "--collector",
+            "http://127.0.0.1:%d/api/v1/report" % cport]
+        out = run(["podman", "run", "--rm", "--name", names[1]] + probe).stdout
         log("probe: " + out.strip().replace("\n", " | ")[-300:])
+        tok = os.path.join(state, "token")
+        expect("enrolled " + HOST in out and os.path.exists(tok) and
+               (os.stat(tok).st_mode & 0o777) == 0o600,
+               "the probe container enrolled and kept its token (0600) in "
+               "its state directory")
+        with open(os.path.join(data, "enrolled")) as f:
+            lines = f.read().split()
+        expect(lines[0] == HOST and len(lines) == 2,
+               "the collector recorded the enrolment (host and digest)")
+        out = run(["podman", "run", "--rm", "--name", names[1]] + probe).stdout
+        expect("enrolled" not in out and "pushed" in out,
+               "a restarted probe pushes with the kept token")
 
         run(["podman", "run", "-d", "--name", names[2]] + flags +
-            ["-v", data + ":/var/lib/ibpulse", tag,
-             "ibpulse-exporter", "--listen", "127.0.0.1", "--port", "0",
+            ["-v", kconf + "/exporter.ini:/etc/ibpulse/exporter.ini:ro",
+             "-v", data + ":/var/lib/ibpulse", tag,
+             "ibpulse-exporter", "--config", "/etc/ibpulse/exporter.ini",
+             "--listen", "127.0.0.1", "--port", "0",
              "--port-file", "/var/lib/ibpulse/exporter.port"])
         eport = wait_file(os.path.join(data, "exporter.port"), "exporter",
                           names[2])
