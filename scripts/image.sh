@@ -127,6 +127,7 @@ mmdebstrap --variant=essential --mode=root \
 	--include=ibverbs-providers,systemd-standalone-sysusers "${include[@]}" \
 	--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
 	--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+	--dpkgopt=force-unsafe-io \
 	--dpkgopt='path-exclude=/usr/share/man/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
 	--dpkgopt='path-exclude=/usr/share/info/*' \
