@@ -43,6 +43,7 @@ enum http_route {
 	ROUTE_RESUME,
 	ROUTE_COVERAGE,
 	ROUTE_REGRESSIONS,
+	ROUTE_ENROL,
 };
 
 /* Fixed paths: route, method, whether the admin token is needed. */
@@ -57,6 +58,7 @@ static const struct {
 	{"/api/v1/results", MHD_HTTP_METHOD_POST, ROUTE_RESULTS, 0},
 	{"/api/v1/coverage", MHD_HTTP_METHOD_GET, ROUTE_COVERAGE, 1},
 	{"/api/v1/regressions", MHD_HTTP_METHOD_GET, ROUTE_REGRESSIONS, 1},
+	{"/api/v1/enrol", MHD_HTTP_METHOD_POST, ROUTE_ENROL, 0},
 };
 
 /* POST /api/v1/hosts/NAME/ACTION */
@@ -233,6 +235,18 @@ static int http_authorize(struct http *h, struct http_req *req,
 
 	if (req->route == ROUTE_HEALTH)
 		return 0;
+	if (req->route == ROUTE_ENROL) {
+		if (!auth_enrol_enabled(h->opts.auth))
+			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
+					  "enrolment is disabled (no "
+					  "enrol_secret_file configured)");
+		else if (!auth_enrol_secret_ok(h->opts.auth, tok, len))
+			*ret = http_error(req->conn, MHD_HTTP_UNAUTHORIZED,
+					  "the enrolment secret is required");
+		else
+			return 0;
+		return -EACCES;
+	}
 	if (req->route == ROUTE_RETIRE || req->route == ROUTE_COVERAGE ||
 	    req->route == ROUTE_REGRESSIONS) {
 		if (!admin)
@@ -422,6 +436,7 @@ static enum MHD_Result http_answer(struct http_req *req)
 					   "paused", req->route == ROUTE_PAUSE),
 				 NULL, NULL);
 	case ROUTE_HEALTH:
+	case ROUTE_ENROL:
 		break;
 	}
 	return http_send(conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"),
@@ -483,6 +498,31 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 	}
 }
 
+/* POST /api/v1/enrol: answered here (auth.c writes the enrolled file). */
+static enum MHD_Result http_enrol(struct http *h, struct http_req *req)
+{
+	const char *body = req->body.data ? req->body.data : "";
+	json_t *answer = NULL;
+	char err[256];
+	int rc = auth_enrol_request(h->opts.auth, body, req->body.len, &answer,
+				    err, sizeof(err));
+
+	if (rc == -EINVAL)
+		return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
+	if (rc == -EEXIST)
+		return http_error(req->conn, MHD_HTTP_CONFLICT, err);
+	if (rc == -ENOSPC)
+		return http_error(req->conn, MHD_HTTP_FORBIDDEN, err);
+	if (rc) {
+		log_err("enrol: %s", err);
+		return http_error(req->conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "storage failed; retry later");
+	}
+	log_info("enrol: a token for a new host (%zu enrolled)",
+		 auth_enrolled(h->opts.auth));
+	return http_send(req->conn, MHD_HTTP_CREATED, answer, NULL, NULL);
+}
+
 /* The whole body is in: validate and submit. */
 static enum MHD_Result http_process(struct http *h, struct http_req *req)
 {
@@ -494,6 +534,8 @@ static enum MHD_Result http_process(struct http *h, struct http_req *req)
 		return http_submit(req, WRITER_HEALTH);
 	if (req->route == ROUTE_RETIRE)
 		return http_submit(req, WRITER_RETIRE);
+	if (req->route == ROUTE_ENROL)
+		return http_enrol(h, req);
 	if (req->route != ROUTE_REPORT)
 		return http_process_tests(req);
 	if (report_decode(req->body.data ? req->body.data : "", req->body.len,

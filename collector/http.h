@@ -31,7 +31,7 @@ struct http_opts {
 	size_t max_body_bytes;
 	const char *tls_cert_pem; /* PEM text, both or neither */
 	const char *tls_key_pem;
-	const struct auth *auth; /* host tokens */
+	struct auth *auth;	 /* host tokens; enrolment adds to them */
 	const char *admin_token; /* NULL: retire API disabled */
 };
 

@@ -79,6 +79,15 @@ const struct conf_opt collector_conf_opts[] = {
 	 "disabled)"},
 	{"collector", "tokens_file", CONF_STR, S(tokens_file), NULL, 0, 0,
 	 "file of \"host token\" lines, added to the [tokens] section"},
+	{"collector", "enrol_secret_file", CONF_STR, S(enrol_secret_file), NULL,
+	 0, 0,
+	 "file holding the secret that lets a probe enrol once for a token "
+	 "bound to its host name (unset: enrolment disabled)"},
+	{"collector", "enrolled_file", CONF_STR, S(enrolled_file),
+	 "/var/lib/ibpulse/enrolled", 0, 0,
+	 "enrolled hosts and the SHA-256 of their tokens (appended)"},
+	{"collector", "enrol_max_hosts", CONF_INT, S(enrol_max_hosts), "100000",
+	 1, 10000000, "hosts that may enrol at most"},
 	{"collector", "log_level", CONF_STR, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
 	{"planner", "period", CONF_INT, S(plan_period), "3600", 10, 604800,
@@ -189,6 +198,38 @@ static int settings_extra(void *obj, const char *section, const char *name,
 	return auth_add(s->auth, name, value, err, errlen);
 }
 
+/* Read the enrolment secret (its first line) and the enrolled hosts. */
+static int settings_enrol(struct collector_settings *s, char *err,
+			  size_t errlen)
+{
+	FILE *f = fopen(s->enrol_secret_file, "re");
+	char *line = NULL, msg[256];
+	size_t cap = 0;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "enrol_secret_file: %s: %s",
+			 s->enrol_secret_file, strerror(errno));
+		return ret;
+	}
+	if (getline(&line, &cap, f) < 0) {
+		free(line);
+		line = NULL;
+	}
+	fclose(f);
+	if (line)
+		line[strcspn(line, " \t\r\n")] = '\0';
+	ret = auth_enrol_setup(s->auth, line ? line : "", s->enrolled_file,
+			       (size_t)s->enrol_max_hosts, msg, sizeof(msg));
+	if (line)
+		explicit_bzero(line, cap);
+	free(line);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", s->enrol_secret_file, msg);
+	return ret;
+}
+
 int settings_load(struct collector_settings *s, const char *path, char *err,
 		  size_t errlen)
 {
@@ -200,9 +241,12 @@ int settings_load(struct collector_settings *s, const char *path, char *err,
 		if (ret)
 			return ret;
 	}
-	if (s->tokens_file)
-		return auth_load_file(s->auth, s->tokens_file, err, errlen);
-	return 0;
+	if (s->tokens_file) {
+		ret = auth_load_file(s->auth, s->tokens_file, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return s->enrol_secret_file ? settings_enrol(s, err, errlen) : 0;
 }
 
 int settings_set(struct collector_settings *s, const char *key,

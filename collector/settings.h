@@ -39,6 +39,8 @@ struct collector_settings {
 	char *tls_cert, *tls_key;
 	char *admin_token;
 	char *tokens_file;
+	char *enrol_secret_file, *enrolled_file; /* enrolment (auth.h) */
+	long long enrol_max_hosts;
 	char *log_level;
 	struct auth *auth; /* from [tokens] and tokens_file */
 	/* [planner]: the test plan (docs/collector.md, "Test plan") */

@@ -188,7 +188,9 @@ static int report_once(struct cli *c, int print)
 	char *text = NULL;
 	int ret;
 
-	ret = probe_report_build(&c->s, &r);
+	ret = probe_enrol(&c->s);
+	if (!ret)
+		ret = probe_report_build(&c->s, &r);
 	if (!ret)
 		ret = report_encode(r, &text);
 	if (!ret && print)
@@ -448,7 +450,9 @@ static int cmd_daemon(struct cli *c, int argc, char **argv)
 		probe_settings_print(&c->s, stdout);
 		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
-	ret = daemon_run(&c->s, cli_reload, c);
+	ret = probe_enrol(&c->s);
+	if (!ret)
+		ret = daemon_run(&c->s, cli_reload, c);
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

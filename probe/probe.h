@@ -53,6 +53,7 @@ struct probe_settings {
 	char *sysfs_root;
 	char *collector_url;
 	char *token_file;
+	char *enrol_secret_file; /* enrol when token_file is missing */
 	char *ca_file;
 	double connect_timeout; /* seconds */
 	double timeout;		/* seconds, whole request */
@@ -153,6 +154,22 @@ void probe_settings_print(const struct probe_settings *s, FILE *f);
  * not valid for a report (logged).
  */
 int probe_report_build(const struct probe_settings *s, struct report **out);
+
+/*
+ * probe_host_name() - the host name reports carry (@s->host or
+ * gethostname()), checked against the report's rule; caller frees.
+ * Returns 0, -EINVAL (logged) or -ENOMEM.
+ */
+int probe_host_name(const struct probe_settings *s, char **out);
+
+/*
+ * probe_enrol() - when @s->token_file does not exist and
+ * @s->enrol_secret_file is set, enrol this host at the collector
+ * (POST /api/v1/enrol) and write the token received to token_file (mode
+ * 0600). Returns 0 (done, or nothing to do) or a negative errno, logged;
+ * a host the collector has enrolled before is refused (409).
+ */
+int probe_enrol(const struct probe_settings *s);
 
 /*
  * probe_print_devices() - the ibstat-like listing of @r to @f: identity,

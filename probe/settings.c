@@ -41,6 +41,9 @@ const struct conf_opt probe_conf_opts[] = {
 	    "collector report URL, e.g. https://collector:8443/api/v1/report"),
 	OPT(token_file, CONF_STR, NULL, 0, 0,
 	    "file holding this host's bearer token"),
+	OPT(enrol_secret_file, CONF_STR, NULL, 0, 0,
+	    "the collector's enrolment secret: without a token_file, enrol "
+	    "once and store the token received there"),
 	OPT(ca_file, CONF_STR, NULL, 0, 0,
 	    "CA bundle to verify the collector; unset: the system CA store"),
 	OPT(connect_timeout, CONF_DOUBLE, "5", 0.1, 300,
@@ -163,7 +166,7 @@ void probe_settings_free(struct probe_settings *s)
 	conf_free(probe_conf_opts, s);
 }
 
-static int report_host(const struct probe_settings *s, char **out)
+int probe_host_name(const struct probe_settings *s, char **out)
 {
 	char name[HOST_NAME_MAX + 1];
 
@@ -206,7 +209,7 @@ int probe_report_build(const struct probe_settings *s, struct report **out)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r->timestamp = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	r->probe_version = strdup(IBPULSE_VERSION);
-	ret = r->probe_version ? report_host(s, &r->host) : -ENOMEM;
+	ret = r->probe_version ? probe_host_name(s, &r->host) : -ENOMEM;
 	if (!ret)
 		ret = sysfs_scan(&o, r);
 	if (ret) {

@@ -14,8 +14,17 @@ build_pkgs=(
 	meson ninja-build gcc clang llvm pkg-config
 	libibverbs-dev libibumad-dev libmicrohttpd-dev libsqlite3-dev sqlite3
 	libcurl4-openssl-dev libjansson-dev libinih-dev libcmocka-dev zlib1g-dev
-	libclang-rt-14-dev clang-format curl ca-certificates python3
+	libclang-rt-14-dev clang-format curl ca-certificates python3 libssl-dev
 	libcrypt-dev
+)
+# The Debian packages (debian/, tests/package/), the OCI image
+# (scripts/image.sh: mmdebstrap, buildah, podman with runc) and the
+# Kubernetes manifests' offline checks (deploy/kubernetes/: kubectl
+# kustomize, node for the pinned schema validator, promtool, PyYAML).
+ship_pkgs=(
+	debhelper dpkg-dev lintian go-md2man
+	mmdebstrap buildah podman runc crun fuse-overlayfs uidmap
+	python3-yaml
 )
 test_pkgs=(
 	prometheus prometheus-node-exporter
@@ -25,7 +34,15 @@ test_pkgs=(
 )
 
 want=("${build_pkgs[@]}")
-[ "${1:-}" = "--build-only" ] || want+=("${test_pkgs[@]}")
+[ "${1:-}" = "--build-only" ] || want+=("${test_pkgs[@]}" "${ship_pkgs[@]}")
+# Debian's kubectl (kubernetes-client) and node/npm only where none is
+# installed: another package's kubectl or nodejs (with its own npm) works
+# as well, and Debian's npm would conflict with the latter.
+if [ "${1:-}" != "--build-only" ]; then
+	command -v kubectl >/dev/null || want+=(kubernetes-client)
+	command -v node >/dev/null || want+=(nodejs)
+	command -v npm >/dev/null || want+=(npm)
+fi
 
 missing=()
 for p in "${want[@]}"; do
