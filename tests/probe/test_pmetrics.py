@@ -103,9 +103,18 @@ def parse(text):
     return out
 
 
+# Families only the daemon serves (its results spool).
+DAEMON_ONLY = ("ibpulse_probe_results_pending",
+               "ibpulse_probe_results_dropped_total")
+
+
 def untimed(text):
+    """@text without the timing sample and the daemon's own families."""
     return "\n".join(l for l in text.splitlines()
-                     if not l.startswith(TIMING + " "))
+                     if not l.startswith(TIMING + " ") and
+                     not any(l.startswith(f) or l.startswith("# HELP " + f)
+                             or l.startswith("# TYPE " + f)
+                             for f in DAEMON_ONLY))
 
 
 def get(url, headers=None, method="GET"):
@@ -287,6 +296,14 @@ class Served(Base, daemonlib.DaemonMixin):
         self.check_counters(served, self.tree)
         self.assertEqual(untimed(served), untimed(self.run_cli(self.tree)))
         self.assertIn(TIMING + " ", served)
+        # and the spool: nothing waits, nothing was dropped
+        series = parse(served)
+        for reason in ("spool_full", "expired", "unwritable"):
+            self.assertEqual(series[(DAEMON_ONLY[1], frozenset(
+                {("host", "node01"), ("reason", reason)}))], 0)
+        for store in ("disk", "memory"):
+            self.assertEqual(series[(DAEMON_ONLY[0], frozenset(
+                {("host", "node01"), ("store", store)}))], 0)
         # a counter that moves between scrapes moves in the next scrape
         path = os.path.join(self.tree, "class", "infiniband", "mlx5_0",
                             "ports", "1", "counters", "port_xmit_data")
