@@ -392,6 +392,10 @@ static enum MHD_Result http_answer(struct http_req *req)
 	struct MHD_Connection *conn = req->conn;
 	char msg[256];
 
+	if (job->status == -EINVAL && req->route == ROUTE_RESULTS &&
+	    job->error[0] && !strncmp(job->error, "results[", 8))
+		/* the store's limits name the result and the setting */
+		return http_error(conn, MHD_HTTP_BAD_REQUEST, job->error);
 	if (job->status == -EINVAL) {
 		snprintf(msg, sizeof(msg),
 			 "the database refuses the request: %s",

@@ -206,6 +206,11 @@ static int open_store(const struct collector_settings *s, struct store **st)
 		.retention = (double)s->retention_days * 86400.0,
 		.prune_batch = s->prune_batch,
 		.wal_max_bytes = s->wal_max_bytes,
+		.results_max_age = (double)s->results_max_age,
+		.results_max_ahead = (double)s->results_max_ahead,
+		.results_period = (double)s->plan_period,
+		.results_max_peers = s->results_max_peers,
+		.results_max_profiles = s->results_max_profiles,
 	};
 
 	return store_open(&o, st);

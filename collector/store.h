@@ -30,6 +30,12 @@ struct store_opts {
 	double retention;	  /* seconds of history; 0 keeps all */
 	long long prune_batch;	  /* rows per store_prune() step */
 	long long wal_max_bytes;
+	/* What one host's results may add (store_results(); docs/api.md) */
+	double results_max_age;		/* "started" at most this far back */
+	double results_max_ahead;	/* ... and at most this far ahead */
+	double results_period;		/* the caps' window: the plan period */
+	long long results_max_peers;	/* distinct peer ports per period */
+	long long results_max_profiles; /* distinct profiles per period */
 };
 
 /* What one report cost, for logs and responses. */

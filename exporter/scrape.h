@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "expo.h"
+#include "render.h"
 #include "settings.h"
 #include "tally.h"
 
@@ -23,7 +24,8 @@ struct scrape_stats {
 	pthread_mutex_t lock;
 	double last_duration; /* < 0 before the first scrape */
 	uint64_t database_errors;
-	struct tally tally; /* test outcomes counted between scrapes */
+	struct tally tally;	   /* test outcomes counted between scrapes */
+	struct render_drops drops; /* series the family cap left out */
 };
 
 struct scrape_req {
