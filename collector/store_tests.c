@@ -399,10 +399,11 @@ static int tcap_load(struct store *st, struct tcap *c, const char *host,
 		const char *profile = (const char *)sqlite3_column_text(s, 3);
 		char key[3 * TDEC_MAX_NAME + 16];
 
-		/* past a cap, the set is simply full */
-		if (tdec_peer_key(&t, key, sizeof(key)))
+		/* past a cap, the set is simply full; no cap, no set */
+		if (o->results_max_peers && tdec_peer_key(&t, key, sizeof(key)))
 			ret = tcap_add(c, c->peers, key, o->results_max_peers);
-		if ((!ret || ret == -EDQUOT) && profile)
+		if ((!ret || ret == -EDQUOT) && profile &&
+		    o->results_max_profiles)
 			ret = tcap_add(c, c->profiles, profile,
 				       o->results_max_profiles);
 		if (ret == -EDQUOT)
@@ -482,8 +483,9 @@ static int tcap_check(const struct tresults *r, int peers, struct map *set,
 	return ret;
 }
 
-/* Add the keys of @r to @c (after tcap_check() passed). */
-static int tcap_take(struct tcap *c, const struct tresults *r)
+/* Add the keys of @r to @c's capped sets (after tcap_check() passed). */
+static int tcap_take(struct tcap *c, const struct store_opts *o,
+		     const struct tresults *r)
 {
 	char key[3 * TDEC_MAX_NAME + 16];
 	int ret = 0;
@@ -491,9 +493,9 @@ static int tcap_take(struct tcap *c, const struct tresults *r)
 	for (size_t i = 0; !ret && i < r->n; i++) {
 		const char *k = tdec_peer_key(&r->v[i], key, sizeof(key));
 
-		if (k)
+		if (k && o->results_max_peers)
 			ret = tcap_add(c, c->peers, k, 0);
-		if (!ret)
+		if (!ret && o->results_max_profiles)
 			ret = tcap_add(c, c->profiles, r->v[i].profile, 0);
 	}
 	return ret;
@@ -531,7 +533,7 @@ static int results_capped(struct store *st, const struct tresults *r,
 			 bad, r->host, o->results_max_profiles);
 		return -EINVAL;
 	}
-	return ret ? ret : tcap_take(c, r);
+	return ret ? ret : tcap_take(c, o, r);
 }
 
 /* "started" within the window of the collector's clock. */
