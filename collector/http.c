@@ -12,6 +12,7 @@
 #include "auth.h"
 #include "buf.h"
 #include "httpd.h"
+#include "jdec.h"
 #include "log.h"
 #include "report.h"
 #include "tdec.h"
@@ -90,8 +91,8 @@ struct http_req {
 	struct MHD_Connection *conn;
 	enum http_route route;
 	enum http_state state;
-	const char *token_host;		  /* the host the bearer token names */
-	char target[REPORT_MAX_NAME + 1]; /* the host to retire */
+	const char *token_host; /* the host the bearer token names */
+	char target[256]; /* the host to retire, pause...: http_target_ok() */
 	struct buf body;
 	int too_big;
 	int counted; /* in http.suspended */
@@ -286,6 +287,30 @@ static int http_authorize(struct http *h, struct http_req *req,
 	return -EACCES;
 }
 
+/*
+ * The host NAME of /api/v1/hosts/NAME/ACTION (URL-decoded by MHD) must be
+ * a host name as the JSON bodies spell it (jdec's JDEC_HOST rule): else
+ * 400 with the reason in *@ret, and nothing stored.
+ */
+static int http_target_ok(struct http_req *req, enum MHD_Result *ret)
+{
+	char err[224], *copy = NULL;
+	struct jdec d = {.err = err,
+			 .errlen = sizeof(err),
+			 .top = "the host name in the path"};
+
+	if (req->route != ROUTE_RETIRE && req->route != ROUTE_PAUSE &&
+	    req->route != ROUTE_RESUME)
+		return 1;
+	if (!jdec_cstring(&d, req->target, strlen(req->target), REPORT_MAX_NAME,
+			  JDEC_HOST, &copy)) {
+		free(copy);
+		return 1;
+	}
+	*ret = http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
+	return 0;
+}
+
 static int http_length_ok(struct http *h, struct MHD_Connection *conn)
 {
 	const char *cl = MHD_lookup_connection_value(
@@ -336,7 +361,7 @@ static enum MHD_Result http_begin(struct http *h, struct MHD_Connection *conn,
 	} else {
 		return http_error(conn, MHD_HTTP_NOT_FOUND, "no such endpoint");
 	}
-	if (http_authorize(h, req, &ret))
+	if (http_authorize(h, req, &ret) || !http_target_ok(req, &ret))
 		return ret;
 	if (!http_length_ok(h, conn))
 		return http_too_big(h, conn);
@@ -384,6 +409,10 @@ static enum MHD_Result http_answer(struct http_req *req)
 	struct MHD_Connection *conn = req->conn;
 	char msg[256];
 
+	if (job->status == -EINVAL && req->route == ROUTE_RESULTS &&
+	    job->error[0] && !strncmp(job->error, "results[", 8))
+		/* the store's limits name the result and the setting */
+		return http_error(conn, MHD_HTTP_BAD_REQUEST, job->error);
 	if (job->status == -EINVAL) {
 		snprintf(msg, sizeof(msg),
 			 "the database refuses the request: %s",
@@ -391,7 +420,8 @@ static enum MHD_Result http_answer(struct http_req *req)
 		return http_error(conn, MHD_HTTP_BAD_REQUEST, msg);
 	}
 	if (job->status == -ENOENT) {
-		snprintf(msg, sizeof(msg), "unknown host '%s'", req->target);
+		snprintf(msg, sizeof(msg), "unknown host '%.*s'",
+			 REPORT_MAX_NAME, req->target);
 		return http_error(conn, MHD_HTTP_NOT_FOUND, msg);
 	}
 	if (job->status == -ENOTSUP)

@@ -208,6 +208,11 @@ static int open_store(const struct collector_settings *s, struct store **st)
 		.wal_max_bytes = s->wal_max_bytes,
 		.baseline = &s->baseline,
 		.group_label = s->group_label,
+		.results_max_age = (double)s->results_max_age,
+		.results_max_ahead = (double)s->results_max_ahead,
+		.results_period = (double)s->plan_period,
+		.results_max_peers = s->results_max_peers,
+		.results_max_profiles = s->results_max_profiles,
 	};
 
 	return store_open(&o, st);

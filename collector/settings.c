@@ -70,6 +70,22 @@ const struct conf_opt collector_conf_opts[] = {
 	{"collector", "wal_max_bytes", CONF_INT, S(wal_max_bytes), "268435456",
 	 1048576, 1099511627776.0,
 	 "WAL size above which the collector tries to truncate it"},
+	{"collector", "results_max_age", CONF_INT, S(results_max_age), "604800",
+	 60, 315360000,
+	 "seconds a test result's started may lie behind the collector's "
+	 "clock (400 beyond; the probe's spool_max_age)"},
+	{"collector", "results_max_ahead", CONF_INT, S(results_max_ahead),
+	 "300", 1, 86400,
+	 "seconds a test result's started may lie ahead of the collector's "
+	 "clock (400 beyond)"},
+	{"collector", "results_max_peers", CONF_INT, S(results_max_peers),
+	 "1024", 1, 10000000,
+	 "distinct peer ports one host's results may name per planner period "
+	 "(400 beyond)"},
+	{"collector", "results_max_profiles", CONF_INT, S(results_max_profiles),
+	 "32", 1, 100000,
+	 "distinct profiles one host's results may name per planner period "
+	 "(400 beyond)"},
 	{"collector", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
 	 "PEM certificate: serve HTTPS (needs tls_key)"},
 	{"collector", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,

@@ -36,6 +36,9 @@ struct collector_settings {
 	long long busy_timeout_ms;
 	long long checkpoint_interval; /* seconds between PASSIVE checkpoints */
 	long long wal_max_bytes;       /* above this, TRUNCATE attempts */
+	/* what one host's results may add (docs/api.md, POST results) */
+	long long results_max_age, results_max_ahead;	   /* seconds */
+	long long results_max_peers, results_max_profiles; /* per period */
 	char *tls_cert, *tls_key;
 	char *admin_token;
 	char *tokens_file;

@@ -34,6 +34,12 @@ struct store_opts {
 	/* baselines and regressions (store_regress.h); NULL: not judged */
 	const struct baseline_opts *baseline;
 	const char *group_label; /* probe label naming a host's group */
+	/* What one host's results may add (store_results(); docs/api.md) */
+	double results_max_age;		/* "started" at most this far back */
+	double results_max_ahead;	/* ... and at most this far ahead */
+	double results_period;		/* the caps' window: the plan period */
+	long long results_max_peers;	/* distinct peer ports per period */
+	long long results_max_profiles; /* distinct profiles per period */
 };
 
 /* What one report cost, for logs and responses. */

@@ -58,6 +58,8 @@ enum store_tsql {
 	TSQL_RETIRE_PAIRS,
 	TSQL_RETIRE_PLAN,
 	TSQL_PRUNE_RESULTS,
+	TSQL_PORT_KNOWN,
+	TSQL_CAPS_LOAD,
 	TSQL_COUNT
 };
 
@@ -102,6 +104,7 @@ struct store {
 	struct map *hosts;	/* name -> struct cache_host */
 	struct map *names;	/* interned counter names */
 	size_t n_series;	/* cached series, all ports */
+	struct map *caps;	/* host -> struct tcap (store_tests.c) */
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
 };
 

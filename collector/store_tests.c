@@ -4,8 +4,14 @@
  * once at open, run inside the writer's group transaction. Results go in
  * with INSERT ... ON CONFLICT (result_id) DO NOTHING, so a retried batch
  * stores nothing twice and its answer still comes only after the commit.
+ * Before that, a batch is held to what one host may add: "started" within
+ * a window of the collector's clock, and per host and planner period at
+ * most results_max_peers distinct peer ports and results_max_profiles
+ * distinct profiles (sets kept in memory, loaded from the table once per
+ * host and period).
  */
 #include "store_tests.h"
+#include "map.h"
 #include "store_int.h"
 #include "store_regress.h"
 #include "tdec.h"
@@ -111,6 +117,13 @@ static const char *const tsql_text[TSQL_COUNT] = {
 	[TSQL_PRUNE_RESULTS] =
 		"DELETE FROM result WHERE id IN (SELECT id FROM result WHERE "
 		"started < ?1 ORDER BY started LIMIT ?2)",
+	[TSQL_PORT_KNOWN] =
+		"SELECT 1 FROM probe_port pp JOIN probe p ON p.id = "
+		"pp.probe_id WHERE p.host = ?1 AND pp.device = ?2 AND pp.port "
+		"= ?3",
+	[TSQL_CAPS_LOAD] =
+		"SELECT DISTINCT peer_host, peer_device, peer_port, profile "
+		"FROM result WHERE host = ?1 AND received >= ?2",
 };
 
 int store_tests_prepare(struct store *st)
@@ -132,6 +145,8 @@ void store_tests_finalize(struct store *st)
 		sqlite3_finalize(st->tsql[i]);
 		st->tsql[i] = NULL;
 	}
+	map_free(st->caps);
+	st->caps = NULL;
 }
 
 sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which)
@@ -283,15 +298,52 @@ static int port_cmp(const char *h1, const char *d1, unsigned p1, const char *h2,
 	return c ? c : (p1 > p2) - (p1 < p2);
 }
 
-static int result_pair(struct store *st, const char *host,
-		       const struct tresult *t)
+/* 1 when @host/@device/@port is a registered probe port, 0 if not. */
+static int port_known(struct store *st, const char *host, const char *device,
+		      unsigned port)
 {
-	sqlite3_stmt *s = store_tstmt(st, TSQL_PAIR_UPSERT);
-	int swap;
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PORT_KNOWN);
+	int rc;
+
+	store_bind_text(s, 1, host);
+	store_bind_text(s, 2, device);
+	sqlite3_bind_int64(s, 3, port);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_err(st, rc, "probe_port");
+	return rc == SQLITE_ROW;
+}
+
+/*
+ * 1 when both ends of @t are registered probe ports, 0 when one is not
+ * (or unnamed), or a negative errno. A result with an unregistered end is
+ * stored, but names no pair and no link: pair_seen and the baselines stay
+ * the size of the fabric, whatever a host posts.
+ */
+static int result_ends_known(struct store *st, const char *host,
+			     const struct tresult *t)
+{
+	int ret;
 
 	if (!t->local_device || !t->local_port || !t->peer_host ||
 	    !t->peer_device || !t->peer_port)
 		return 0;
+	ret = port_known(st, host, t->local_device, t->local_port);
+	if (ret > 0)
+		ret = port_known(st, t->peer_host, t->peer_device,
+				 t->peer_port);
+	return ret;
+}
+
+/* pair_seen for a result between two registered probe ports. */
+static int result_pair(struct store *st, const char *host,
+		       const struct tresult *t)
+{
+	sqlite3_stmt *s;
+	int swap;
+
+	s = store_tstmt(st, TSQL_PAIR_UPSERT);
 	swap = port_cmp(host, t->local_device, t->local_port, t->peer_host,
 			t->peer_device, t->peer_port) > 0;
 	store_bind_text(s, swap ? 4 : 1, host);
@@ -307,13 +359,230 @@ static int result_pair(struct store *st, const char *host,
 	return store_done(st, s, "pair_seen");
 }
 
+/*
+ * What a stored result adds beyond its row, only between two registered
+ * probe ports: its pair in pair_seen and its link's judgement (baselines,
+ * regressions). Returns 0 or a negative errno.
+ */
+static int result_links(struct store *st, const char *host,
+			const struct tresult *t, double now)
+{
+	int ret = result_ends_known(st, host, t);
+
+	if (ret <= 0)
+		return ret;
+	ret = result_pair(st, host, t);
+	return ret ? ret : store_regress_result(st, host, t, now);
+}
+
+/* ---- what one host may add per period ---- */
+
+/* One host's distinct peer ports and profiles of the current period. */
+struct tcap {
+	unsigned long long period;
+	struct map *peers, *profiles; /* keys; values: the tcap (non-NULL) */
+};
+
+static void tcap_free(void *v)
+{
+	struct tcap *c = v;
+
+	if (!c)
+		return;
+	map_free(c->peers);
+	map_free(c->profiles);
+	free(c);
+}
+
+/* Add @key to @set unless it is there or the set holds @max keys. */
+static int tcap_add(struct tcap *c, struct map *set, const char *key,
+		    long long max)
+{
+	if (map_get(set, key))
+		return 0;
+	if (max && (long long)map_count(set) >= max)
+		return -EDQUOT;
+	return map_put(set, key, c);
+}
+
+/* Fill @c from the host's results received since @since. */
+static int tcap_load(struct store *st, struct tcap *c, const char *host,
+		     double since)
+{
+	sqlite3_stmt *s = store_tstmt(st, TSQL_CAPS_LOAD);
+	const struct store_opts *o = &st->opts;
+	int rc, ret = 0;
+
+	store_bind_text(s, 1, host);
+	sqlite3_bind_double(s, 2, since);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct tresult t = {
+			.peer_host = (char *)sqlite3_column_text(s, 0),
+			.peer_device = (char *)sqlite3_column_text(s, 1),
+			.peer_port = (unsigned)sqlite3_column_int64(s, 2),
+		};
+		const char *profile = (const char *)sqlite3_column_text(s, 3);
+		char key[3 * TDEC_MAX_NAME + 16];
+
+		/* past a cap, the set is simply full; no cap, no set */
+		if (o->results_max_peers && tdec_peer_key(&t, key, sizeof(key)))
+			ret = tcap_add(c, c->peers, key, o->results_max_peers);
+		if ((!ret || ret == -EDQUOT) && profile &&
+		    o->results_max_profiles)
+			ret = tcap_add(c, c->profiles, profile,
+				       o->results_max_profiles);
+		if (ret == -EDQUOT)
+			ret = 0;
+	}
+	sqlite3_reset(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_err(st, rc, "result caps");
+	return ret;
+}
+
+/* @host's sets for the period of @now: reset and reloaded as it turns. */
+static int tcap_get(struct store *st, const char *host, double now,
+		    struct tcap **out)
+{
+	double period = st->opts.results_period;
+	unsigned long long p = (unsigned long long)floor(now / period);
+	struct tcap *c;
+	int ret;
+
+	if (!st->caps && map_new(tcap_free, &st->caps))
+		return -ENOMEM;
+	c = map_get(st->caps, host);
+	if (c && c->period == p) {
+		*out = c;
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || map_new(NULL, &c->peers) || map_new(NULL, &c->profiles)) {
+		tcap_free(c);
+		return -ENOMEM;
+	}
+	c->period = p;
+	ret = tcap_load(st, c, host, (double)p * period);
+	if (!ret)
+		ret = map_put(st->caps, host, c);
+	if (ret) {
+		tcap_free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+/*
+ * Would the keys of @r (@peers: peer ports, else profiles) pass @max in
+ * @set? Counts the batch's new distinct keys in a scratch map first, so
+ * a refused batch takes nothing of the cap. *@bad: the first result past
+ * it. 0, -EDQUOT, -ENOMEM.
+ */
+static int tcap_check(const struct tresults *r, int peers, struct map *set,
+		      long long max, size_t *bad)
+{
+	struct map *fresh;
+	char key[3 * TDEC_MAX_NAME + 16];
+	int ret = 0;
+
+	if (!max)
+		return 0;
+	if (map_new(NULL, &fresh))
+		return -ENOMEM;
+	for (size_t i = 0; !ret && i < r->n; i++) {
+		const char *k =
+			peers ? tdec_peer_key(&r->v[i], key, sizeof(key))
+			      : r->v[i].profile;
+
+		if (!k || map_get(set, k) || map_get(fresh, k))
+			continue;
+		if ((long long)(map_count(set) + map_count(fresh)) >= max) {
+			*bad = i;
+			ret = -EDQUOT;
+		} else {
+			ret = map_put(fresh, k, set);
+		}
+	}
+	map_free(fresh);
+	return ret;
+}
+
+/* Add the keys of @r to @c's capped sets (after tcap_check() passed). */
+static int tcap_take(struct tcap *c, const struct store_opts *o,
+		     const struct tresults *r)
+{
+	char key[3 * TDEC_MAX_NAME + 16];
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < r->n; i++) {
+		const char *k = tdec_peer_key(&r->v[i], key, sizeof(key));
+
+		if (k && o->results_max_peers)
+			ret = tcap_add(c, c->peers, k, 0);
+		if (!ret && o->results_max_profiles)
+			ret = tcap_add(c, c->profiles, r->v[i].profile, 0);
+	}
+	return ret;
+}
+
+/* The caps of @r: 0, -EINVAL with the reason in last_error, -errno. */
+static int results_capped(struct store *st, const struct tresults *r,
+			  double now)
+{
+	const struct store_opts *o = &st->opts;
+	struct tcap *c;
+	size_t bad = 0;
+	int ret;
+
+	if (o->results_period <= 0 ||
+	    (!o->results_max_peers && !o->results_max_profiles))
+		return 0;
+	ret = tcap_get(st, r->host, now, &c);
+	if (!ret && (ret = tcap_check(r, 1, c->peers, o->results_max_peers,
+				      &bad)) == -EDQUOT) {
+		snprintf(st->last_error, sizeof(st->last_error),
+			 "results[%zu].peer: host '%s' would name more than "
+			 "%lld distinct peer ports this period "
+			 "(results_max_peers)",
+			 bad, r->host, o->results_max_peers);
+		return -EINVAL;
+	}
+	if (!ret &&
+	    (ret = tcap_check(r, 0, c->profiles, o->results_max_profiles,
+			      &bad)) == -EDQUOT) {
+		snprintf(st->last_error, sizeof(st->last_error),
+			 "results[%zu].profile: host '%s' would name more "
+			 "than %lld distinct profiles this period "
+			 "(results_max_profiles)",
+			 bad, r->host, o->results_max_profiles);
+		return -EINVAL;
+	}
+	return ret ? ret : tcap_take(c, o, r);
+}
+
+/* "started" within the window of the collector's clock. */
+static int results_in_window(struct store *st, const struct tresults *r,
+			     double now)
+{
+	const struct store_opts *o = &st->opts;
+
+	return tdec_results_window(
+		r, now, o->results_max_age > 0 ? o->results_max_age : INFINITY,
+		o->results_max_ahead > 0 ? o->results_max_ahead : INFINITY,
+		st->last_error, sizeof(st->last_error));
+}
+
 int store_results(struct store *st, const struct tresults *r, double now,
 		  size_t *stored, size_t *dups)
 {
 	sqlite3_stmt *s;
-	int ret = 0;
+	int ret;
 
 	*stored = *dups = 0;
+	ret = results_in_window(st, r, now);
+	if (!ret)
+		ret = results_capped(st, r, now);
 	for (size_t i = 0; !ret && i < r->n; i++) {
 		s = store_tstmt(st, TSQL_RESULT_INS);
 		result_bind(s, r->host, &r->v[i], now);
@@ -325,9 +594,7 @@ int store_results(struct store *st, const struct tresults *r, double now,
 			continue;
 		}
 		(*stored)++;
-		ret = result_pair(st, r->host, &r->v[i]);
-		if (!ret)
-			ret = store_regress_result(st, r->host, &r->v[i], now);
+		ret = result_links(st, r->host, &r->v[i], now);
 	}
 	if (!ret)
 		ret = store_regress_flush(st, now);
@@ -374,6 +641,8 @@ int store_paused(struct store *st, const char *host)
 int store_tests_retire(struct store *st, const char *host, size_t *changes)
 {
 	*changes = 0;
+	if (st->caps)
+		map_del(st->caps, host);
 	for (int k = TSQL_RETIRE_PROBE; k <= TSQL_RETIRE_PLAN; k++) {
 		sqlite3_stmt *s = store_tstmt(st, (enum store_tsql)k);
 		int ret;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,44 @@ static int tx_results(struct jdec *d, const json_t *o, struct tresults *r)
 	if (!ret)
 		ret = tx_dropped(d, o, r);
 	return ret;
+}
+
+int tdec_results_window(const struct tresults *r, double now, double max_age,
+			double max_ahead, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		double s = r->v[i].started;
+
+		if (s > now + max_ahead) {
+			snprintf(
+				err, errlen,
+				"results[%zu].started: %.3f is %.0f s ahead "
+				"of the collector's clock (%.3f); at most %.0f "
+				"s are accepted (results_max_ahead)",
+				i, s, s - now, now, max_ahead);
+			return -EINVAL;
+		}
+		if (s < now - max_age) {
+			snprintf(err, errlen,
+				 "results[%zu].started: %.3f is %.0f s behind "
+				 "the collector's clock (%.3f); at most %.0f s "
+				 "are accepted (results_max_age)",
+				 i, s, now - s, now, max_age);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+const char *tdec_peer_key(const struct tresult *t, char *buf, size_t size)
+{
+	int n;
+
+	if (!t->peer_host || !t->peer_device || !t->peer_port)
+		return NULL;
+	n = snprintf(buf, size, "%s\x1f%s\x1f%u", t->peer_host, t->peer_device,
+		     t->peer_port);
+	return n > 0 && (size_t)n < size ? buf : NULL;
 }
 
 /* Parse @json as an object for @fn; common to both decoders. */

@@ -105,4 +105,19 @@ void tdec_register_free(struct treg *r);
 /* 1 when @outcome is one of the outcomes the API knows. */
 int tdec_outcome_ok(const char *outcome);
 
+/*
+ * tdec_results_window() - every result of @r must have started within
+ * [@now - @max_age, @now + @max_ahead] (@now: the collector's clock).
+ * Returns 0, or -EINVAL with "results[I].started: ..." in @err naming the
+ * bound it broke and the setting (results_max_age, results_max_ahead).
+ */
+int tdec_results_window(const struct tresults *r, double now, double max_age,
+			double max_ahead, char *err, size_t errlen);
+
+/*
+ * tdec_peer_key() - "host\x1fdevice\x1fport" of @t's peer in @buf, or NULL
+ * when the peer is not known in full (host, device and port).
+ */
+const char *tdec_peer_key(const struct tresult *t, char *buf, size_t size);
+
 #endif

@@ -32,6 +32,45 @@ void expo_free(struct expo *e)
 	free(e->seen);
 	e->seen = NULL;
 	e->n_seen = e->cap_seen = 0;
+	free(e->drops);
+	e->drops = NULL;
+	e->n_drops = e->cap_drops = 0;
+}
+
+void expo_set_family_cap(struct expo *e, size_t cap)
+{
+	e->family_cap = cap;
+}
+
+/* Record what the cap left out of the current family; 0 or -ENOMEM. */
+static int expo_flush_drops(struct expo *e)
+{
+	struct expo_drop *d;
+
+	if (!e->family_dropped)
+		return 0;
+	if (e->n_drops == e->cap_drops) {
+		size_t cap = e->cap_drops ? e->cap_drops * 2 : 8;
+
+		d = realloc(e->drops, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		e->drops = d;
+		e->cap_drops = cap;
+	}
+	d = &e->drops[e->n_drops++];
+	memcpy(d->family, e->drop_name, sizeof(d->family));
+	d->n = e->family_dropped;
+	e->family_dropped = 0;
+	return 0;
+}
+
+const struct expo_drop *expo_drops(struct expo *e, size_t *n)
+{
+	if (!e->err && expo_flush_drops(e))
+		e->err = -ENOMEM;
+	*n = e->n_drops;
+	return e->drops;
 }
 
 const char *expo_content_type(enum expo_format format)
@@ -293,8 +332,11 @@ int expo_family(struct expo *e, const char *name, enum expo_type type,
 	    (type == EXPO_INFO && !expo_ends_with(name, len, "_info")))
 		return e->err = -EINVAL;
 	ret = expo_mark_seen(e, name);
+	if (!ret)
+		ret = expo_flush_drops(e);
 	if (ret)
 		return e->err = ret;
+	e->family_samples = 0;
 	e->name = name;
 	e->name_len = len;
 	e->type = type;
@@ -352,6 +394,13 @@ static int expo_line(struct expo *e, const char *labels, const char *extra,
 
 	if (e->err)
 		return e->err;
+	if (e->family_cap && e->family_samples >= e->family_cap) {
+		/* the caller may reuse @name's storage for the next family */
+		if (!e->family_dropped++)
+			snprintf(e->drop_name, sizeof(e->drop_name), "%.*s",
+				 (int)e->name_len, e->name);
+		return 0;
+	}
 	if (e->header_pending) {
 		ret = expo_header(e);
 		if (ret)
@@ -387,6 +436,7 @@ static int expo_line(struct expo *e, const char *labels, const char *extra,
 	if (ret)
 		return e->err = ret;
 	e->samples++;
+	e->family_samples++;
 	return 0;
 }
 
@@ -413,6 +463,9 @@ int expo_finish(struct expo *e)
 
 	if (e->err)
 		return e->err;
+	ret = expo_flush_drops(e);
+	if (ret)
+		return e->err = ret;
 	if (e->format == EXPO_OPENMETRICS) {
 		ret = buf_add(e->out, "# EOF\n", 6);
 		if (ret)

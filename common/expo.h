@@ -22,6 +22,11 @@
  * Errors are sticky: after the first failure (-E2BIG at the buffer's
  * ceiling, -EINVAL for a bad name, -EEXIST for a family written twice)
  * every call returns it and writes nothing.
+ *
+ * A cap on samples per family (expo_set_family_cap()) keeps one runaway
+ * family from passing the body's ceiling and failing the whole response:
+ * samples past the cap are not written, and counted per family
+ * (expo_drops()).
  */
 #ifndef IBPULSE_EXPO_H
 #define IBPULSE_EXPO_H
@@ -44,6 +49,14 @@ enum expo_type {
 
 /* Longest formatted number (expo_format_double, expo_format_u64) + NUL. */
 #define EXPO_NUM_MAX 32
+/* Longest family name kept in a drop record. */
+#define EXPO_DROP_NAME 128
+
+/* Samples of one family that the cap left out. */
+struct expo_drop {
+	char family[EXPO_DROP_NAME];
+	uint64_t n;
+};
 
 struct expo {
 	struct buf *out;
@@ -59,6 +72,12 @@ struct expo {
 	/* hashes of the families started so far, to refuse a second TYPE */
 	uint64_t *seen;
 	size_t n_seen, cap_seen;
+	/* the per-family cap (0: none), the current family's counts */
+	size_t family_cap, family_samples;
+	uint64_t family_dropped;
+	char drop_name[EXPO_DROP_NAME]; /* @name at the family's first drop */
+	struct expo_drop *drops;	/* families that lost samples */
+	size_t n_drops, cap_drops;
 };
 
 /* Start writing into @out (not owned) in @format. */
@@ -91,6 +110,20 @@ int expo_sample(struct expo *e, const char *labels, const char *extra,
 
 /* End the body (OpenMetrics: "# EOF"). Returns the sticky error or 0. */
 int expo_finish(struct expo *e);
+
+/*
+ * expo_set_family_cap() - write at most @cap samples per family from now
+ * on (0: no cap, the default). A sample past the cap returns 0 and is
+ * counted, not written.
+ */
+void expo_set_family_cap(struct expo *e, size_t cap);
+
+/*
+ * expo_drops() - the families whose samples the cap left out so far, in
+ * the order they were written, with the counts; the current family is
+ * included. *@n gets their number. Valid until the next expo_*() call.
+ */
+const struct expo_drop *expo_drops(struct expo *e, size_t *n);
 
 /*
  * expo_label() - append name="value" to the label list in @b, with a comma

@@ -5,22 +5,41 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#define LOG_ONCE_SLOTS 256
+/*
+ * log_once() remembers keys in an open-addressing set (linear probing,
+ * backward-shift deletion): two keys that share a slot both stay. It holds
+ * at most LOG_ONCE_MAX keys in twice as many slots; when full, keys whose
+ * quiet period is over are reclaimed, and when none is, new conditions are
+ * summarised in one line per LOG_ONCE_SUMMARY seconds instead of being
+ * stored (bounded memory, no flood).
+ */
+#define LOG_ONCE_MAX 1024
+#define LOG_ONCE_SLOTS (2 * LOG_ONCE_MAX) /* a power of two */
+#define LOG_ONCE_SUMMARY 60
 
-struct log_once_slot {
-	uint64_t hash;
-	time_t last;
+struct log_once_entry {
+	uint64_t hash; /* 0: empty slot */
+	char *key;
+	time_t until; /* quiet until then */
+};
+
+struct log_once_set {
+	struct log_once_entry slot[LOG_ONCE_SLOTS];
+	unsigned count;
+	time_t summary_until;
+	unsigned long suppressed; /* new conditions not stored, not shown */
 };
 
 static struct {
 	const char *progname;
 	enum log_level level;
 	pthread_mutex_t lock;
-	struct log_once_slot once[LOG_ONCE_SLOTS];
+	struct log_once_set once;
 } log_state = {
 	.progname = "ibpulse",
 	.level = LOG_LVL_INFO,
@@ -89,30 +108,138 @@ static uint64_t log_hash(const char *s)
 	return h ? h : 1;
 }
 
+static unsigned once_home(uint64_t hash)
+{
+	return (unsigned)(hash & (LOG_ONCE_SLOTS - 1));
+}
+
+/* The slot holding @key, or the empty slot where it would go. */
+static struct log_once_entry *once_find(struct log_once_set *set,
+					const char *key, uint64_t hash)
+{
+	unsigned i = once_home(hash);
+
+	/* The set is never more than half full: an empty slot exists. */
+	while (set->slot[i].hash &&
+	       (set->slot[i].hash != hash || strcmp(set->slot[i].key, key)))
+		i = (i + 1) & (LOG_ONCE_SLOTS - 1);
+	return &set->slot[i];
+}
+
+/* Empty slot @i, moving later entries of its cluster back (no tombstones). */
+static void once_delete(struct log_once_set *set, unsigned i)
+{
+	unsigned j = i;
+
+	free(set->slot[i].key);
+	for (;;) {
+		unsigned k;
+
+		j = (j + 1) & (LOG_ONCE_SLOTS - 1);
+		if (!set->slot[j].hash)
+			break;
+		k = once_home(set->slot[j].hash);
+		/* The entry at j may move to i unless its home lies in (i, j].
+		 */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		set->slot[i] = set->slot[j];
+		i = j;
+	}
+	memset(&set->slot[i], 0, sizeof(set->slot[i]));
+	set->count--;
+}
+
+/* Forget the keys whose quiet period is over. */
+static void once_reclaim(struct log_once_set *set, time_t now)
+{
+	unsigned i = 0;
+
+	while (i < LOG_ONCE_SLOTS) {
+		if (set->slot[i].hash && set->slot[i].until <= now)
+			once_delete(set, i); /* i now holds a moved entry */
+		else
+			i++;
+	}
+}
+
+void log_once_reset(void)
+{
+	struct log_once_set *set = &log_state.once;
+
+	pthread_mutex_lock(&log_state.lock);
+	for (unsigned i = 0; i < LOG_ONCE_SLOTS; i++)
+		free(set->slot[i].key);
+	memset(set, 0, sizeof(*set));
+	pthread_mutex_unlock(&log_state.lock);
+}
+
+enum once_verdict { ONCE_QUIET, ONCE_PRINT, ONCE_SUMMARY };
+
+/* Decide for @key under the lock; *@suppressed: count for the summary. */
+static enum once_verdict once_check(const char *key, unsigned interval,
+				    time_t now, unsigned long *suppressed)
+{
+	struct log_once_set *set = &log_state.once;
+	uint64_t h = log_hash(key);
+	struct log_once_entry *e = once_find(set, key, h);
+
+	if (e->hash) {
+		if (now < e->until)
+			return ONCE_QUIET;
+		e->until = now + (time_t)interval;
+		return ONCE_PRINT;
+	}
+	if (set->count >= LOG_ONCE_MAX) {
+		once_reclaim(set, now);
+		e = once_find(set, key, h);
+	}
+	if (set->count < LOG_ONCE_MAX) {
+		e->key = strdup(key);
+		if (!e->key)
+			return ONCE_PRINT; /* out of memory: just log it */
+		e->hash = h;
+		e->until = now + (time_t)interval;
+		set->count++;
+		return ONCE_PRINT;
+	}
+	set->suppressed++;
+	if (now < set->summary_until)
+		return ONCE_QUIET;
+	set->summary_until = now + LOG_ONCE_SUMMARY;
+	*suppressed = set->suppressed;
+	set->suppressed = 0;
+	return ONCE_SUMMARY;
+}
+
 int log_once(const char *key, unsigned interval, enum log_level level,
 	     const char *fmt, ...)
 {
-	uint64_t h = log_hash(key);
-	struct log_once_slot *slot;
+	enum once_verdict v = ONCE_PRINT;
+	unsigned long suppressed = 0;
 	time_t now = time(NULL);
-	int print = 1;
+	char line[1024];
 	va_list ap;
 
 	if (level > log_state.level)
 		return 0;
-	pthread_mutex_lock(&log_state.lock);
-	slot = &log_state.once[h % LOG_ONCE_SLOTS];
-	if (slot->hash == h && now - slot->last < (time_t)interval)
-		print = 0;
-	else {
-		slot->hash = h;
-		slot->last = now;
+	if (interval) {
+		pthread_mutex_lock(&log_state.lock);
+		v = once_check(key, interval, now, &suppressed);
+		pthread_mutex_unlock(&log_state.lock);
 	}
-	pthread_mutex_unlock(&log_state.lock);
-	if (!print)
+	if (v == ONCE_QUIET)
 		return 0;
 	va_start(ap, fmt);
-	log_vemit(level, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (v == ONCE_SUMMARY)
+		log_msg(level,
+			"more than %d distinct conditions to rate-limit: %lu "
+			"message(s) about new ones suppressed since the last "
+			"such line (one a %d s at most); the latest: %s",
+			LOG_ONCE_MAX, suppressed, LOG_ONCE_SUMMARY, line);
+	else
+		log_msg(level, "%s", line);
 	return 1;
 }

@@ -22,13 +22,19 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * log_once() - log a message at most once per @key per @interval seconds.
- * @key identifies the condition (a file path, say); the table holding keys
- * is bounded, so a flood of distinct keys degrades to "log everything",
- * never to unbounded memory. Returns 1 if the message was printed.
+ * log_once() - log a message at most once per @key per @interval seconds
+ * (0: every time). @key identifies the condition (a file path, say) and is
+ * compared whole, so distinct keys never silence each other. The set of
+ * keys is bounded (1,024, reclaimed as their intervals end): past that, new
+ * conditions are not stored but summarised, one line a minute that counts
+ * them and quotes the latest, never unbounded memory nor a flood. Returns 1
+ * if a line was printed. Thread-safe.
  */
 int log_once(const char *key, unsigned interval, enum log_level level,
 	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Forget every key log_once() holds and free them (tests, clean exits). */
+void log_once_reset(void);
 
 #define log_err(...) log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)

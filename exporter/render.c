@@ -5,6 +5,7 @@
  * family keeps port order) groups them as the format requires in O(rows).
  */
 #include "render.h"
+#include "log.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -274,6 +275,94 @@ static int render_counters(struct expo *e, const struct snapshot *sn,
 	return e->err;
 }
 
+void render_drops_init(struct render_drops *d)
+{
+	memset(d, 0, sizeof(*d));
+	pthread_mutex_init(&d->lock, NULL);
+}
+
+void render_drops_destroy(struct render_drops *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_destroy(&d->lock);
+	free(d->v);
+	d->v = NULL;
+	d->n = d->cap = 0;
+}
+
+/* Add this response's drops to @d; caller holds @d->lock. */
+static int render_drops_add(struct render_drops *d, const struct expo_drop *v,
+			    size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < d->n && strcmp(d->v[k].family, v[i].family);
+		     k++)
+			;
+		if (k == d->n) {
+			if (d->n == d->cap) {
+				size_t cap = d->cap ? d->cap * 2 : 8;
+				struct expo_drop *g =
+					realloc(d->v, cap * sizeof(*g));
+
+				if (!g)
+					return -ENOMEM;
+				d->v = g;
+				d->cap = cap;
+			}
+			d->v[d->n] = v[i];
+			d->v[d->n++].n = 0;
+		}
+		d->v[k].n += v[i].n;
+	}
+	return 0;
+}
+
+/*
+ * ibpulse_exporter_series_dropped_total: the cumulative drops, this
+ * response's included (every family but the exporter's own is written by
+ * now).
+ */
+static int render_dropped(struct expo *e, const struct render_self *s)
+{
+	size_t n;
+	const struct expo_drop *v = expo_drops(e, &n);
+	struct buf lb;
+	int ret;
+
+	if (!s->drops || e->err)
+		return e->err;
+	for (size_t i = 0; i < n; i++)
+		log_once(v[i].family, 600, LOG_LVL_WARN,
+			 "/metrics: %s has more than max_family_series (%zu) "
+			 "series: %llu left out of this response (counted in "
+			 "ibpulse_exporter_series_dropped_total)",
+			 v[i].family, s->family_cap,
+			 (unsigned long long)v[i].n);
+	buf_init(&lb, 0);
+	pthread_mutex_lock(&s->drops->lock);
+	ret = render_drops_add(s->drops, v, n);
+	if (!ret)
+		expo_family(e, "ibpulse_exporter_series_dropped_total",
+			    EXPO_COUNTER,
+			    "Series left out of /metrics responses because "
+			    "their family had more than max_family_series, by "
+			    "family, since the exporter started.");
+	for (size_t i = 0; !ret && i < s->drops->n && !e->err; i++) {
+		buf_reset(&lb);
+		ret = expo_label(&lb, "family", s->drops->v[i].family);
+		if (!ret)
+			expo_sample_u64(e, NULL, lb.data, s->drops->v[i].n);
+	}
+	pthread_mutex_unlock(&s->drops->lock);
+	buf_free(&lb);
+	if (ret && !e->err)
+		e->err = ret;
+	return e->err;
+}
+
 static int render_self_metrics(struct expo *e, const struct render_self *s,
 			       struct buf *scratch)
 {
@@ -302,7 +391,7 @@ static int render_self_metrics(struct expo *e, const struct render_self *s,
 		e, "ibpulse_exporter_series", EXPO_GAUGE,
 		"Samples in this response before the exporter's own metrics.");
 	expo_sample_u64(e, NULL, NULL, series);
-	return e->err;
+	return render_dropped(e, s);
 }
 
 int render_metrics(const struct snapshot *sn, const struct render_self *self,
@@ -319,12 +408,14 @@ int render_metrics(const struct snapshot *sn, const struct render_self *self,
 	if (ret)
 		goto out;
 	expo_init(&e, out, format);
+	expo_set_family_cap(&e, self->family_cap);
 	render_hosts(&e, sn);
 	render_devices(&e, sn);
 	render_ports(&e, sn);
 	render_counters(&e, sn, &f);
 	results_render(&e, sn->results);
 	regress_render(&e, sn->regress);
+	expo_set_family_cap(&e, 0); /* the exporter's own: a handful each */
 	render_self_metrics(&e, self, &scratch);
 	ret = expo_finish(&e);
 	if (series)

@@ -4,7 +4,8 @@
  * registry (probe, probe_label, probe_port, host_pause, probe_dropped) is
  * read with one statement per table; the results of the period in chunks
  * of chunk_rows, each its own read transaction, walking the
- * result_started index by (started, id). Nothing is rendered here.
+ * result_started index by (started, id). Ports come from probe_port only:
+ * a result names them, it does not make them. Nothing is rendered here.
  */
 #include "results_int.h"
 #include "shard.h"
@@ -203,6 +204,23 @@ static uint32_t res_port(struct results *r, const char *host,
 }
 
 /*
+ * The index of registered port @host/@device/@port (probe_port, read
+ * before the results), or RES_NONE: results do not add ports.
+ */
+static uint32_t res_port_find(struct results *r, const char *host,
+			      const char *device, int64_t port)
+{
+	char key[512];
+	struct res_slot *s;
+
+	if (!host || !device || !r->n_slots)
+		return RES_NONE;
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%" PRId64, host, device, port);
+	s = res_lookup(r, 'p', key);
+	return s ? s->index : RES_NONE;
+}
+
+/*
  * The index of name @value of @kind in the string list @list: 'f' a
  * profile (profile="x"), 'o' an outcome (outcome="x", with wc_status="y"
  * when @extra is set), 'g' a group (raw).
@@ -396,7 +414,9 @@ static double col_fig(sqlite3_stmt *s, int i)
 }
 
 /* Columns: id, started, host, local_device, local_port, peer_host,
- * peer_device, peer_port, profile, outcome, wc_status, busy, figures... */
+ * peer_device, peer_port, profile, outcome, wc_status, busy, figures...
+ * A local port that is not registered: the row is left out; a peer port
+ * that is not: the row counts at its local port only. */
 static int result_row(struct results *r, sqlite3_stmt *s)
 {
 	const char *outcome = col_text(s, 9);
@@ -405,14 +425,12 @@ static int result_row(struct results *r, sqlite3_stmt *s)
 	if (snapshot_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
 		return -ENOMEM;
 	w = &r->rows[r->n_rows];
-	w->a = res_port(r, col_text(s, 2), col_text(s, 3),
-			sqlite3_column_int64(s, 4));
-	w->b = res_port(r, col_text(s, 5), col_text(s, 6),
-			sqlite3_column_int64(s, 7));
+	w->a = res_port_find(r, col_text(s, 2), col_text(s, 3),
+			     sqlite3_column_int64(s, 4));
+	w->b = res_port_find(r, col_text(s, 5), col_text(s, 6),
+			     sqlite3_column_int64(s, 7));
 	if (w->a == RES_NONE)
-		return col_text(s, 2) && col_text(s, 3) ? -ENOMEM : 0;
-	if (w->b == RES_NONE && col_text(s, 5) && col_text(s, 6))
-		return -ENOMEM;
+		return 0;
 	w->profile = res_intern(r, 'f', col_text(s, 8), NULL, &r->profiles,
 				&r->n_profiles, &r->cap_profiles);
 	w->outcome = res_intern(r, 'o', outcome ? outcome : "unknown",
@@ -445,7 +463,8 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 		" lat_min_seconds, lat_median_seconds, lat_mean_seconds,"
 		" lat_p99_seconds, lat_p999_seconds, lat_max_seconds,"
 		" lat_stdev_seconds FROM result"
-		" WHERE (started, id) > (?1, ?2) ORDER BY started, id LIMIT ?3";
+		" WHERE (started, id) > (?1, ?2) AND started <= ?4"
+		" ORDER BY started, id LIMIT ?3";
 	double after = r->o.now - r->o.period;
 	int64_t after_id = -1;
 	size_t chunk = r->o.chunk_rows ? r->o.chunk_rows : 1, n = chunk;
@@ -459,6 +478,7 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 		sqlite3_bind_double(s, 1, after);
 		sqlite3_bind_int64(s, 2, after_id);
 		sqlite3_bind_int64(s, 3, (sqlite3_int64)chunk);
+		sqlite3_bind_double(s, 4, r->o.now + r->o.max_ahead);
 		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
 			after_id = sqlite3_column_int64(s, 0);
 			after = sqlite3_column_double(s, 1);

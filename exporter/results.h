@@ -8,6 +8,13 @@
  * it took part in at either end (initiator or responder): a bad link
  * shows in both. Aggregates use results whose outcome is ok and that were
  * not taken on a busy link; busy results are counted and shown per pair.
+ *
+ * Only registered probe ports (probe_port) get series: a result whose
+ * local port is not one is left out, and one whose peer port is not one
+ * counts at its local port only, as if the peer were unknown. So what a
+ * host posts can add series for the fabric's real ports only, whatever
+ * the result table holds. Results that started more than max_ahead
+ * seconds after now are not read.
  * docs/metrics.md lists the families and their series counts.
  *
  * A database without the tests schema (user_version < 2) gives an empty
@@ -29,6 +36,7 @@ struct results_opts {
 	double stale_after; /* a probe host silent this long is down */
 	unsigned shard, shards;
 	size_t max_pairs;	 /* per-pair results served at most */
+	double max_ahead;	 /* later "started" is not read; seconds */
 	const char *group_label; /* operator label that names a group */
 	size_t chunk_rows;	 /* result rows per read transaction */
 };

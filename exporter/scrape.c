@@ -32,6 +32,7 @@ void scrape_stats_init(struct scrape_stats *st)
 	st->last_duration = -1;
 	st->database_errors = 0;
 	tally_init(&st->tally);
+	render_drops_init(&st->drops);
 }
 
 void scrape_stats_destroy(struct scrape_stats *st)
@@ -40,6 +41,7 @@ void scrape_stats_destroy(struct scrape_stats *st)
 		return;
 	pthread_mutex_destroy(&st->lock);
 	tally_destroy(&st->tally);
+	render_drops_destroy(&st->drops);
 }
 
 int64_t scrape_wal_size(const char *db)
@@ -95,6 +97,7 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 		.chunk_rows = (size_t)cfg->chunk_rows,
 		.test_period = cfg->test_period,
 		.max_pairs = (size_t)cfg->max_pair_series,
+		.results_max_ahead = cfg->results_max_ahead,
 		.group_label = cfg->group_label,
 	};
 	sqlite3 *db = NULL;
@@ -118,7 +121,11 @@ int scrape_build_limited(const struct exporter_settings *cfg,
 			 struct scrape_stats *st, const struct scrape_req *rq,
 			 struct buf *out, size_t max, char *err, size_t errlen)
 {
-	struct render_self self = {.version = IBPULSE_VERSION};
+	struct render_self self = {
+		.version = IBPULSE_VERSION,
+		.family_cap = (size_t)cfg->max_family_series,
+		.drops = &st->drops,
+	};
 	struct snapshot *sn = NULL;
 	double t0 = mono_now();
 	int ret;

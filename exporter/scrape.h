@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "expo.h"
+#include "render.h"
 #include "settings.h"
 #include "tally.h"
 
@@ -24,9 +25,10 @@ struct scrape_stats {
 	pthread_mutex_t lock;
 	double last_duration; /* < 0 before the first scrape */
 	uint64_t database_errors;
-	struct tally tally;   /* test outcomes counted between scrapes */
-	double last_error_at; /* monotonic s of the last failed read; 0 */
-	char last_error[256]; /* its reason, until a scrape succeeds */
+	struct tally tally;	   /* test outcomes counted between scrapes */
+	double last_error_at;	   /* monotonic s of the last failed read; 0 */
+	char last_error[256];	   /* its reason, until a scrape succeeds */
+	struct render_drops drops; /* series the family cap left out */
 };
 
 struct scrape_req {

@@ -84,6 +84,14 @@ const struct conf_opt exporter_conf_opts[] = {
 	 0, 10000000,
 	 "latest results per port pair served at most per response (the "
 	 "newest)"},
+	{"exporter", "max_family_series", CONF_INT, S(max_family_series),
+	 "1000000", 1, 1000000000,
+	 "samples of one family served at most per response; the rest is "
+	 "left out and counted in ibpulse_exporter_series_dropped_total"},
+	{"exporter", "results_max_ahead", CONF_DOUBLE, S(results_max_ahead),
+	 "300", 0, 31536000,
+	 "seconds: test results that started further ahead of this clock are "
+	 "not served (the collector's results_max_ahead)"},
 	{"exporter", "group_label", CONF_STR, S(group_label), "leaf", 0, 0,
 	 "probe label whose value names a group (the collector's "
 	 "group_label)"},

@@ -35,10 +35,12 @@ struct exporter_settings {
 	long long gzip_level;	  /* 1 fastest .. 9 smallest */
 	long long gzip_threads;	  /* 0: one per online CPU */
 	long long busy_timeout_ms;
-	long long chunk_rows;	   /* counter rows per read transaction */
-	double test_period;	   /* seconds: window of test aggregates */
-	long long max_pair_series; /* per-pair test results served */
-	char *group_label;	   /* probe label naming a group */
+	long long chunk_rows;	     /* counter rows per read transaction */
+	double test_period;	     /* seconds: window of test aggregates */
+	long long max_pair_series;   /* per-pair test results served */
+	long long max_family_series; /* samples per family per response */
+	double results_max_ahead;    /* s: later "started" is not served */
+	char *group_label;	     /* probe label naming a group */
 	char *log_level;
 	struct webauth *auth; /* [basic_auth_users], bearer_token_file */
 };

@@ -720,6 +720,7 @@ static int read_results(sqlite3 *db, struct snapshot *sn,
 		.shard = o->shard,
 		.shards = o->shards,
 		.max_pairs = o->max_pairs,
+		.max_ahead = o->results_max_ahead,
 		.group_label = o->group_label,
 		.chunk_rows = o->chunk_rows,
 	};

@@ -27,14 +27,15 @@
 struct sqlite3;
 
 struct snap_opts {
-	double now;		 /* seconds since the epoch */
-	double stale_after;	 /* host_up is 0 past this many seconds */
-	double drop_after;	 /* port/device series omitted past this */
-	unsigned shard, shards;	 /* serve hosts with shard_of() == shard */
-	size_t chunk_rows;	 /* counter rows per read transaction (about) */
-	double test_period;	 /* window of the test result aggregates */
-	size_t max_pairs;	 /* per-pair test results served at most */
-	const char *group_label; /* probe label that names a group */
+	double now;		/* seconds since the epoch */
+	double stale_after;	/* host_up is 0 past this many seconds */
+	double drop_after;	/* port/device series omitted past this */
+	unsigned shard, shards; /* serve hosts with shard_of() == shard */
+	size_t chunk_rows;	/* counter rows per read transaction (about) */
+	double test_period;	/* window of the test result aggregates */
+	size_t max_pairs;	/* per-pair test results served at most */
+	double results_max_ahead; /* results started later are not served */
+	const char *group_label;  /* probe label that names a group */
 };
 
 struct snap_host {

@@ -375,11 +375,21 @@ static void daemon_teardown(struct daemon *d)
  * loop replaces and pushes without a lock, and which is up to
  * counters_interval old), under the lock that guards the settings.
  */
-static int daemon_metrics_build(void *arg, struct report **out)
+static int daemon_metrics_build(void *arg, struct report **out,
+				struct pmetrics_spool *sp)
 {
 	struct daemon *d = arg;
+	struct spool_dropped dr = spool_dropped(d->spool);
+	uint64_t mem_bytes;
+	size_t mem;
 	int ret;
 
+	spool_memory(d->spool, &mem, &mem_bytes);
+	sp->in_memory = mem;
+	sp->on_disk = spool_count(d->spool) - mem;
+	sp->spool_full = dr.spool_full;
+	sp->expired = dr.expired;
+	sp->unwritable = dr.unwritable;
 	pthread_mutex_lock(&d->lock);
 	ret = probe_report_build(d->s, out);
 	pthread_mutex_unlock(&d->lock);

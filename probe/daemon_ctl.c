@@ -78,7 +78,11 @@ static char *ctl_status(struct daemon *d)
 	unsigned paused = psched_paused(&d->sched);
 	struct spool_dropped dr = spool_dropped(d->spool);
 	json_t *o, *ports = json_array(), *why = json_array();
+	uint64_t mem_bytes;
+	size_t mem;
 	char *text;
+
+	spool_memory(d->spool, &mem, &mem_bytes);
 
 	if (paused & PSCHED_PAUSE_CTL)
 		json_array_append_new(why, json_string("command"));
@@ -99,21 +103,22 @@ static char *ctl_status(struct daemon *d)
 	}
 	pthread_mutex_unlock(&d->sched.lock);
 	pthread_mutex_lock(&d->lock);
-	o = json_pack("{s:s, s:b, s:o, s:i, s:o, s:I, s:I, s:I, s:I, s:I, "
-		      "s:I, s:I, s:{s:I, s:I}, s:s, s:I, s:b}",
-		      "host", d->host, "paused", paused != 0, "pause_reasons",
-		      why, "responder_port", (int)d->resp_port, "ports", ports,
-		      "tests_run", (json_int_t)d->tests_run, "tests_failed",
-		      (json_int_t)d->tests_failed, "tests_busy",
-		      (json_int_t)d->tests_busy, "responder_tests",
-		      (json_int_t)d->responder_tests, "responder_refused",
-		      (json_int_t)d->responder_refused, "results_sent",
-		      (json_int_t)d->results_sent, "spooled",
-		      (json_int_t)spool_count(d->spool), "dropped",
-		      "spool_full", (json_int_t)dr.spool_full, "expired",
-		      (json_int_t)dr.expired, "running", d->running,
-		      "plan_tests", (json_int_t)d->n_plan, "have_plan",
-		      d->have_plan);
+	o = json_pack(
+		"{s:s, s:b, s:o, s:i, s:o, s:I, s:I, s:I, s:I, s:I, "
+		"s:I, s:I, s:I, s:{s:I, s:I, s:I}, s:s, s:I, s:b}",
+		"host", d->host, "paused", paused != 0, "pause_reasons", why,
+		"responder_port", (int)d->resp_port, "ports", ports,
+		"tests_run", (json_int_t)d->tests_run, "tests_failed",
+		(json_int_t)d->tests_failed, "tests_busy",
+		(json_int_t)d->tests_busy, "responder_tests",
+		(json_int_t)d->responder_tests, "responder_refused",
+		(json_int_t)d->responder_refused, "results_sent",
+		(json_int_t)d->results_sent, "spooled",
+		(json_int_t)spool_count(d->spool), "in_memory", (json_int_t)mem,
+		"dropped", "spool_full", (json_int_t)dr.spool_full, "expired",
+		(json_int_t)dr.expired, "unwritable", (json_int_t)dr.unwritable,
+		"running", d->running, "plan_tests", (json_int_t)d->n_plan,
+		"have_plan", d->have_plan);
 	if (o)
 		ctl_responder(d, o);
 	pthread_mutex_unlock(&d->lock);

@@ -332,7 +332,8 @@ static int cmd_metrics(struct cli *c, int argc, char **argv)
 	ret = probe_report_build(&c->s, &r);
 	buf_init(&out, PMETRICS_MAX_BODY);
 	if (!ret)
-		ret = pmetrics_render(r, cli_mono() - t0, format, &out, NULL);
+		ret = pmetrics_render(r, NULL, cli_mono() - t0, format, &out,
+				      NULL);
 	if (!ret && fwrite(out.data, 1, out.len, stdout) != out.len)
 		ret = -EIO;
 	if (ret)

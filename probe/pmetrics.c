@@ -538,14 +538,38 @@ static void pm_self(struct expo *e, double read_seconds)
 		expo_sample(e, NULL, NULL, read_seconds);
 }
 
-int pmetrics_render(const struct report *r, double read_seconds,
-		    enum expo_format format, struct buf *out, size_t *series)
+/* The daemon's spool: waiting results by store, dropped ones by reason. */
+static void pm_spool(struct expo *e, const struct pm *m,
+		     const struct pmetrics_spool *sp)
 {
-	return pmetrics_render_extra(r, read_seconds, format, out, series, NULL,
-				     NULL);
+	const char *host = pm_str(m, m->host_labels);
+
+	expo_family(e, "ibpulse_probe_results_pending", EXPO_GAUGE,
+		    "Test results waiting to be sent to the collector: in the "
+		    "spool on disk, or in memory because the spool could not "
+		    "be written (those are lost if the probe stops).");
+	expo_sample_u64(e, host, "store=\"disk\"", sp->on_disk);
+	expo_sample_u64(e, host, "store=\"memory\"", sp->in_memory);
+	expo_family(e, "ibpulse_probe_results_dropped_total", EXPO_COUNTER,
+		    "Test results the probe dropped before they were delivered "
+		    "(spool_full: over spool_max_bytes; expired: older than "
+		    "spool_max_age; unwritable: the spool could not be written "
+		    "and the memory it falls back to was full).");
+	expo_sample_u64(e, host, "reason=\"spool_full\"", sp->spool_full);
+	expo_sample_u64(e, host, "reason=\"expired\"", sp->expired);
+	expo_sample_u64(e, host, "reason=\"unwritable\"", sp->unwritable);
 }
 
-int pmetrics_render_extra(const struct report *r, double read_seconds,
+int pmetrics_render(const struct report *r, const struct pmetrics_spool *sp,
+		    double read_seconds, enum expo_format format,
+		    struct buf *out, size_t *series)
+{
+	return pmetrics_render_extra(r, sp, read_seconds, format, out, series,
+				     NULL, NULL);
+}
+
+int pmetrics_render_extra(const struct report *r,
+			  const struct pmetrics_spool *sp, double read_seconds,
 			  enum expo_format format, struct buf *out,
 			  size_t *series, pmetrics_extra_fn extra, void *arg)
 {
@@ -565,6 +589,8 @@ int pmetrics_render_extra(const struct report *r, double read_seconds,
 	pm_ports(&e, &m);
 	pm_counters(&e, &m);
 	pm_self(&e, read_seconds);
+	if (sp)
+		pm_spool(&e, &m, sp);
 	if (extra)
 		extra(arg, &e); /* its error is sticky: expo_finish says it */
 	ret = expo_finish(&e);

@@ -8,7 +8,8 @@
  * and scaled by common/counters.h (the node_exporter InfiniBand names
  * with our prefix, x4 for the data counters), PCIe current and maximum,
  * port state, rate and addressing. The probe adds two families of its
- * own (build info, the time the sysfs read took).
+ * own (build info, the time the sysfs read took) and, served by the
+ * daemon, its results spool: results waiting and results dropped by reason.
  *
  * pmetrics_render() is a pure function of a struct report; the server
  * (libmicrohttpd, one thread) builds a fresh report per scrape through a
@@ -28,14 +29,22 @@
 #define PMETRICS_TIMEOUT 10	      /* seconds a connection may idle */
 #define PMETRICS_MAX_BODY (64u << 20) /* bytes; a body past it is a 500 */
 
+/* What the daemon adds: its results spool (spool.h). */
+struct pmetrics_spool {
+	uint64_t on_disk, in_memory; /* results waiting to be sent */
+	uint64_t spool_full, expired, unwritable; /* dropped, cumulative */
+};
+
 /*
  * pmetrics_render() - append the /metrics body for @r in @format to @out
- * (whose ceiling bounds it). @read_seconds is how long building @r took
- * (< 0: not shown). *@series (may be NULL) gets the number of samples.
- * Returns 0, -ENOMEM, or -E2BIG past the ceiling.
+ * (whose ceiling bounds it). @sp: the daemon's spool figures (NULL: not
+ * shown, as in `ibpulse-probe metrics`). @read_seconds is how long
+ * building @r took (< 0: not shown). *@series (may be NULL) gets the
+ * number of samples. Returns 0, -ENOMEM, or -E2BIG past the ceiling.
  */
-int pmetrics_render(const struct report *r, double read_seconds,
-		    enum expo_format format, struct buf *out, size_t *series);
+int pmetrics_render(const struct report *r, const struct pmetrics_spool *sp,
+		    double read_seconds, enum expo_format format,
+		    struct buf *out, size_t *series);
 
 /*
  * Families of a caller's own, written after the host's and before the
@@ -45,7 +54,8 @@ int pmetrics_render(const struct report *r, double read_seconds,
 typedef int (*pmetrics_extra_fn)(void *arg, struct expo *e);
 
 /* pmetrics_render() with @extra(@arg) (NULL: none) at the end. */
-int pmetrics_render_extra(const struct report *r, double read_seconds,
+int pmetrics_render_extra(const struct report *r,
+			  const struct pmetrics_spool *sp, double read_seconds,
 			  enum expo_format format, struct buf *out,
 			  size_t *series, pmetrics_extra_fn extra, void *arg);
 
@@ -61,9 +71,11 @@ int pmetrics_listen_parse(const char *text, char *addr, size_t addrlen,
 
 /*
  * Build a fresh report for one scrape (caller of the callback frees it
- * with report_free()). Returns 0 or a negative errno.
+ * with report_free()) and fill *@sp with the spool's figures. Returns 0 or
+ * a negative errno.
  */
-typedef int (*pmetrics_build_fn)(void *arg, struct report **out);
+typedef int (*pmetrics_build_fn)(void *arg, struct report **out,
+				 struct pmetrics_spool *sp);
 
 struct pmetrics_server;
 

@@ -44,17 +44,18 @@ static double pms_mono(void)
 static int pms_body(struct pmetrics_server *s, enum expo_format format,
 		    int gzip, char **body, size_t *len)
 {
+	struct pmetrics_spool sp = {0};
 	struct report *r = NULL;
 	double t0 = pms_mono();
 	struct buf out;
 	char *text;
 	int ret;
 
-	ret = s->build(s->arg, &r);
+	ret = s->build(s->arg, &r, &sp);
 	if (ret)
 		return ret;
 	buf_init(&out, PMETRICS_MAX_BODY);
-	ret = pmetrics_render_extra(r, pms_mono() - t0, format, &out, NULL,
+	ret = pmetrics_render_extra(r, &sp, pms_mono() - t0, format, &out, NULL,
 				    s->extra, s->arg);
 	report_free(r);
 	if (ret) {

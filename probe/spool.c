@@ -3,7 +3,10 @@
  * The results spool (spool.h): one file per result in a directory, an
  * in-memory index of them oldest first, durable writes, bounded size and
  * age, rejected results moved aside, and drop counts kept in a small
- * file of their own (written the same durable way).
+ * file of their own (written the same durable way). A result whose file
+ * cannot be written (read-only or full filesystem) is held in the index
+ * itself, bounded apart, until it is sent; past that bound it is counted
+ * as dropped ("unwritable").
  */
 #include "spool.h"
 
@@ -29,6 +32,7 @@ struct spool_entry {
 	char id[SPOOL_ID_LEN + 1];
 	uint64_t size;
 	double mtime; /* seconds since the epoch */
+	char *mem;    /* the result itself when it is not on disk, else NULL */
 };
 
 struct spool {
@@ -39,7 +43,10 @@ struct spool {
 	double max_age;
 	struct spool_entry *e; /* oldest first */
 	size_t n, cap;
-	uint64_t bytes;
+	uint64_t bytes;		     /* of the entries on disk */
+	uint64_t mem_bytes, mem_max; /* of those held in memory */
+	size_t n_mem;
+	int unwritable; /* the last write failed */
 	struct spool_dropped dropped;
 };
 
@@ -115,8 +122,10 @@ static int spool_write_at(int dirfd, const char *name, const char *data,
 static void spool_save_dropped(struct spool *sp)
 {
 	char text[96];
-	int n = snprintf(text, sizeof(text), "%" PRIu64 " %" PRIu64 "\n",
-			 sp->dropped.spool_full, sp->dropped.expired);
+	int n = snprintf(text, sizeof(text),
+			 "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			 sp->dropped.spool_full, sp->dropped.expired,
+			 sp->dropped.unwritable);
 	int ret = spool_write_at(sp->dirfd, SPOOL_DROPPED, text, (size_t)n);
 
 	if (ret)
@@ -127,7 +136,7 @@ static void spool_save_dropped(struct spool *sp)
 
 static void spool_load_dropped(struct spool *sp)
 {
-	unsigned long long full = 0, expired = 0;
+	unsigned long long full = 0, expired = 0, unwritable = 0;
 	char text[96];
 	ssize_t n;
 	int fd = openat(sp->dirfd, SPOOL_DROPPED, O_RDONLY | O_CLOEXEC);
@@ -139,10 +148,26 @@ static void spool_load_dropped(struct spool *sp)
 	if (n <= 0)
 		return;
 	text[n] = '\0';
-	if (sscanf(text, "%llu %llu", &full, &expired) == 2) {
+	/* Two numbers before the "unwritable" count existed. */
+	if (sscanf(text, "%llu %llu %llu", &full, &expired, &unwritable) >= 2) {
 		sp->dropped.spool_full = full;
 		sp->dropped.expired = expired;
+		sp->dropped.unwritable = unwritable;
 	}
+}
+
+/* Take entry @i out of the index (not its file); caller holds the lock. */
+static void spool_unindex(struct spool *sp, size_t i)
+{
+	if (sp->e[i].mem) {
+		free(sp->e[i].mem);
+		sp->mem_bytes -= sp->e[i].size;
+		sp->n_mem--;
+	} else {
+		sp->bytes -= sp->e[i].size;
+	}
+	memmove(&sp->e[i], &sp->e[i + 1], (sp->n - i - 1) * sizeof(*sp->e));
+	sp->n--;
 }
 
 /* Delete entry @i (file and index); caller holds the lock. */
@@ -151,16 +176,24 @@ static void spool_drop_at(struct spool *sp, size_t i)
 	char name[SPOOL_ID_LEN + 8];
 
 	snprintf(name, sizeof(name), "%s%s", sp->e[i].id, SPOOL_SUFFIX);
-	if (unlinkat(sp->dirfd, name, 0) && errno != ENOENT)
+	if (!sp->e[i].mem && unlinkat(sp->dirfd, name, 0) && errno != ENOENT)
 		log_warn("spool %s: cannot delete %s: %s", sp->dir, name,
 			 strerror(errno));
-	sp->bytes -= sp->e[i].size;
-	memmove(&sp->e[i], &sp->e[i + 1], (sp->n - i - 1) * sizeof(*sp->e));
-	sp->n--;
+	spool_unindex(sp, i);
 }
 
+/* The oldest entry on disk (@mem 0) or in memory (@mem 1); -1: none. */
+static ssize_t spool_oldest_of(const struct spool *sp, int mem)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		if (!sp->e[i].mem == !mem)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Add @id to the index, oldest first; @mem: its data, taken over. */
 static int spool_index_add(struct spool *sp, const char *id, uint64_t size,
-			   double mtime)
+			   double mtime, char *mem)
 {
 	size_t i;
 
@@ -180,8 +213,14 @@ static int spool_index_add(struct spool *sp, const char *id, uint64_t size,
 	snprintf(sp->e[i].id, sizeof(sp->e[i].id), "%s", id);
 	sp->e[i].size = size;
 	sp->e[i].mtime = mtime;
+	sp->e[i].mem = mem;
 	sp->n++;
-	sp->bytes += size;
+	if (mem) {
+		sp->mem_bytes += size;
+		sp->n_mem++;
+	} else {
+		sp->bytes += size;
+	}
 	return 0;
 }
 
@@ -203,9 +242,9 @@ static int spool_scan_one(struct spool *sp, const char *name)
 	if (!spool_id_valid(id) || fstatat(sp->dirfd, name, &st, 0) ||
 	    !S_ISREG(st.st_mode))
 		return 0;
-	return spool_index_add(sp, id, (uint64_t)st.st_size,
-			       (double)st.st_mtim.tv_sec +
-				       st.st_mtim.tv_nsec / 1e9);
+	return spool_index_add(
+		sp, id, (uint64_t)st.st_size,
+		(double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9, NULL);
 }
 
 static int spool_scan(struct spool *sp)
@@ -266,6 +305,7 @@ int spool_open(const char *dir, uint64_t max_bytes, double max_age_s,
 		return -ENOMEM;
 	pthread_mutex_init(&sp->lock, NULL);
 	sp->max_bytes = max_bytes;
+	sp->mem_max = max_bytes < SPOOL_MEM_MAX ? max_bytes : SPOOL_MEM_MAX;
 	sp->max_age = max_age_s;
 	sp->dir = strdup(dir);
 	sp->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -296,6 +336,12 @@ void spool_close(struct spool *sp)
 {
 	if (!sp)
 		return;
+	if (sp->n_mem)
+		log_warn("spool %s: %zu result(s) held in memory (the spool "
+			 "could not be written) are lost at exit",
+			 sp->dir, sp->n_mem);
+	for (size_t i = 0; i < sp->n; i++)
+		free(sp->e[i].mem);
 	if (sp->dirfd >= 0)
 		close(sp->dirfd);
 	pthread_mutex_destroy(&sp->lock);
@@ -304,15 +350,89 @@ void spool_close(struct spool *sp)
 	free(sp);
 }
 
+/*
+ * The file of @id could not be written (@err): hold the result in memory,
+ * dropping the oldest held ones past mem_max (reason: unwritable). Caller
+ * holds the lock. Returns SPOOL_IN_MEMORY or a negative errno (dropped).
+ */
+static int spool_hold(struct spool *sp, const char *id, const char *data,
+		      size_t len, double now, int err)
+{
+	uint64_t dropped = 0;
+	char *copy = NULL;
+	ssize_t i;
+	int ret = SPOOL_IN_MEMORY;
+
+	if (!sp->unwritable)
+		log_once("spool-unwritable", 600, LOG_LVL_WARN,
+			 "spool %s: cannot write result %s: %s; holding "
+			 "results in memory until they are sent (up to %" PRIu64
+			 " bytes; lost if the probe stops)",
+			 sp->dir, id, strerror(-err), sp->mem_max);
+	sp->unwritable = 1;
+	while (len <= sp->mem_max && sp->mem_bytes + len > sp->mem_max &&
+	       (i = spool_oldest_of(sp, 1)) >= 0) {
+		spool_unindex(sp, (size_t)i);
+		dropped++;
+	}
+	if (len <= sp->mem_max)
+		copy = malloc(len + 1);
+	if (copy) {
+		memcpy(copy, data, len);
+		copy[len] = '\0';
+		if (spool_index_add(sp, id, len, now, copy)) {
+			free(copy);
+			copy = NULL;
+		}
+	}
+	if (!copy) {
+		dropped++;
+		ret = err;
+	}
+	if (dropped) {
+		sp->dropped.unwritable += dropped;
+		spool_save_dropped(sp);
+		log_once("spool-unwritable-drop", 600, LOG_LVL_WARN,
+			 "spool %s: cannot write results (%s) and %" PRIu64
+			 " bytes are held in memory already: dropped %" PRIu64
+			 " result(s) (counted: dropped, reason unwritable)",
+			 sp->dir, strerror(-err), sp->mem_bytes, dropped);
+	}
+	return ret;
+}
+
+/* Drop the oldest results on disk until @len more bytes fit. */
+static void spool_make_room(struct spool *sp, size_t len)
+{
+	uint64_t dropped = 0;
+	ssize_t i;
+
+	while (sp->bytes + len > sp->max_bytes &&
+	       (i = spool_oldest_of(sp, 0)) >= 0) {
+		spool_drop_at(sp, (size_t)i);
+		dropped++;
+	}
+	if (!dropped)
+		return;
+	sp->dropped.spool_full += dropped;
+	spool_save_dropped(sp);
+	log_once("spool-full", 600, LOG_LVL_WARN,
+		 "spool %s: full (spool_max_bytes %" PRIu64
+		 "): dropped %" PRIu64 " oldest result(s)",
+		 sp->dir, sp->max_bytes, dropped);
+}
+
 int spool_put(struct spool *sp, const char *id, const char *data, size_t len)
 {
 	char name[SPOOL_ID_LEN + 8];
 	struct timespec ts;
-	uint64_t dropped = 0;
+	double now;
 	int ret;
 
 	if (!spool_id_valid(id))
 		return -EINVAL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	pthread_mutex_lock(&sp->lock);
 	if (len > sp->max_bytes) {
 		sp->dropped.spool_full++;
@@ -323,28 +443,18 @@ int spool_put(struct spool *sp, const char *id, const char *data, size_t len)
 			 sp->dir, id, len);
 		return -E2BIG;
 	}
-	while (sp->n && sp->bytes + len > sp->max_bytes) {
-		spool_drop_at(sp, 0);
-		dropped++;
-	}
-	if (dropped) {
-		sp->dropped.spool_full += dropped;
-		spool_save_dropped(sp);
-		log_once("spool-full", 600, LOG_LVL_WARN,
-			 "spool %s: full (spool_max_bytes %" PRIu64
-			 "): dropped %" PRIu64 " oldest result(s)",
-			 sp->dir, sp->max_bytes, dropped);
-	}
+	spool_make_room(sp, len);
 	snprintf(name, sizeof(name), "%s%s", id, SPOOL_SUFFIX);
 	ret = spool_write_at(sp->dirfd, name, data, len);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (!ret)
-		ret = spool_index_add(sp, id, len,
-				      (double)ts.tv_sec + ts.tv_nsec / 1e9);
+	if (ret) {
+		ret = spool_hold(sp, id, data, len, now, ret);
+	} else if ((ret = spool_index_add(sp, id, len, now, NULL))) {
+		unlinkat(sp->dirfd, name, 0); /* out of memory: not a stray */
+	} else if (sp->unwritable) {
+		log_info("spool %s: writable again", sp->dir);
+		sp->unwritable = 0;
+	}
 	pthread_mutex_unlock(&sp->lock);
-	if (ret)
-		log_err("spool %s: cannot store result %s: %s", sp->dir, id,
-			strerror(-ret));
 	return ret;
 }
 
@@ -368,6 +478,14 @@ void spool_expire(struct spool *sp, double now)
 			 sp->dir, n);
 }
 
+void spool_memory(struct spool *sp, size_t *n, uint64_t *bytes)
+{
+	pthread_mutex_lock(&sp->lock);
+	*n = sp->n_mem;
+	*bytes = sp->mem_bytes;
+	pthread_mutex_unlock(&sp->lock);
+}
+
 size_t spool_count(struct spool *sp)
 {
 	size_t n;
@@ -383,7 +501,7 @@ uint64_t spool_bytes(struct spool *sp)
 	uint64_t n;
 
 	pthread_mutex_lock(&sp->lock);
-	n = sp->bytes;
+	n = sp->bytes + sp->mem_bytes;
 	pthread_mutex_unlock(&sp->lock);
 	return n;
 }
@@ -400,6 +518,34 @@ size_t spool_oldest(struct spool *sp, char (*ids)[SPOOL_ID_LEN + 1], size_t max)
 	return n;
 }
 
+static ssize_t spool_find(struct spool *sp, const char *id)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		if (!strcmp(sp->e[i].id, id))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* A copy of @id's data if it is held in memory (0); -ENOENT if not. */
+static int spool_read_mem(struct spool *sp, const char *id, char **data,
+			  size_t *len)
+{
+	ssize_t i;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&sp->lock);
+	i = spool_find(sp, id);
+	if (i >= 0 && sp->e[i].mem) {
+		*len = sp->e[i].size;
+		*data = malloc(*len + 1);
+		if (*data)
+			memcpy(*data, sp->e[i].mem, *len + 1);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&sp->lock);
+	return ret;
+}
+
 int spool_read(struct spool *sp, const char *id, char **data, size_t *len)
 {
 	char name[SPOOL_ID_LEN + 8], *buf;
@@ -410,6 +556,8 @@ int spool_read(struct spool *sp, const char *id, char **data, size_t *len)
 	*data = NULL;
 	if (!spool_id_valid(id))
 		return -EINVAL;
+	if (!spool_read_mem(sp, id, data, len))
+		return *data ? 0 : -ENOMEM;
 	snprintf(name, sizeof(name), "%s%s", id, SPOOL_SUFFIX);
 	fd = openat(sp->dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -433,14 +581,6 @@ int spool_read(struct spool *sp, const char *id, char **data, size_t *len)
 	*data = buf;
 	*len = off;
 	return 0;
-}
-
-static ssize_t spool_find(struct spool *sp, const char *id)
-{
-	for (size_t i = 0; i < sp->n; i++)
-		if (!strcmp(sp->e[i].id, id))
-			return (ssize_t)i;
-	return -1;
 }
 
 int spool_remove(struct spool *sp, const char *id)
@@ -471,12 +611,12 @@ int spool_reject(struct spool *sp, const char *id, const char *reason)
 	snprintf(to, sizeof(to), "rejected/%s.reason", id);
 	spool_write_at(sp->dirfd, to, reason, strlen(reason));
 	snprintf(to, sizeof(to), "rejected/%s", name);
-	if (renameat(sp->dirfd, name, sp->dirfd, to) || fsync(sp->dirfd))
+	if (sp->e[i].mem)
+		ret = spool_write_at(sp->dirfd, to, sp->e[i].mem,
+				     sp->e[i].size);
+	else if (renameat(sp->dirfd, name, sp->dirfd, to) || fsync(sp->dirfd))
 		ret = -errno;
-	sp->bytes -= sp->e[i].size;
-	memmove(&sp->e[i], &sp->e[i + 1],
-		(sp->n - (size_t)i - 1) * sizeof(*sp->e));
-	sp->n--;
+	spool_unindex(sp, (size_t)i);
 	pthread_mutex_unlock(&sp->lock);
 	log_err("collector refused result %s: %s (kept in %s/rejected/)", id,
 		reason, sp->dir);

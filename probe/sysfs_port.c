@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The port side of the sysfs reader (sysfs.h): ports/N/ attributes, the GID
- * table with gid_attrs types and ndevs, the P_Key table, counters/ and
- * hw_counters/ (every file, vendor-agnostic, filtered by the configured
- * globs) and, on RoCE ports, the netdev's counters (netdev.c).
+ * table with gid_attrs types and ndevs, the P_Key table, counters/,
+ * counters_ext/ (kernels before 4.5) and hw_counters/ (every file,
+ * vendor-agnostic, filtered by the configured globs) and, on RoCE ports,
+ * the netdev's counters (netdev.c).
  */
 #include "sysfs.h"
 
@@ -213,13 +214,27 @@ static int port_tables(const char *portdir, struct report_port *p)
 	return ret;
 }
 
-/* Every file of @portdir/@sub (counters, hw_counters) into source @src. */
+static int has_counter(const struct report_port *p, int src, const char *name)
+{
+	for (size_t i = 0; i < p->n_counters[src]; i++)
+		if (!strcmp(p->counters[src][i].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every file of @portdir/@sub (counters, counters_ext, hw_counters) into
+ * source @src. A name the port already has (counters_ext after counters/)
+ * is kept once. Values the kernel prints as "N/A (no PMA)" (a device or
+ * VF without a performance management agent) are not garbage: they cost
+ * their values and one line per directory, not one per file.
+ */
 static int port_counters(const struct sysfs_opts *o, const char *portdir,
 			 const char *sub, int src, struct report_port *p)
 {
 	char dir[PATH_MAX], path[PATH_MAX], buf[64];
+	size_t n, n_na = 0;
 	char **names;
-	size_t n;
 	int ret;
 
 	sysfs_path(dir, sizeof(dir), "%s/%s", portdir, sub);
@@ -231,19 +246,28 @@ static int port_counters(const struct sysfs_opts *o, const char *portdir,
 		uint64_t v;
 
 		if (!sysval_glob_any(o->counters_include, names[i]) ||
-		    sysval_glob_any(o->counters_exclude, names[i]))
+		    sysval_glob_any(o->counters_exclude, names[i]) ||
+		    has_counter(p, src, names[i]))
 			continue;
 		if (sysfs_path(path, sizeof(path), "%s/%s", dir, names[i]))
 			continue;
 		if (sysfs_read(path, buf, sizeof(buf), 0))
 			continue;
 		if (sysval_u64(buf, &v)) {
-			sysfs_garbage(path, buf);
+			if (sysval_is_na(buf))
+				n_na++;
+			else
+				sysfs_garbage(path, buf);
 			continue;
 		}
 		ret = sysfs_add_counter(p, src, names[i], v);
 	}
 	sysfs_names_free(names, n);
+	if (n_na)
+		log_once(dir, 3600, LOG_LVL_WARN,
+			 "%s: %zu counters read \"N/A\" (no performance "
+			 "management agent on this port): skipped",
+			 dir, n_na);
 	return ret;
 }
 
@@ -293,6 +317,8 @@ static int read_port(const struct sysfs_opts *o, const char *devdir,
 	ret = port_tables(portdir, p);
 	if (!ret)
 		ret = port_counters(o, portdir, "counters", CSRC_IB, p);
+	if (!ret) /* the 64-bit counters of kernels before 4.5 (mlx4) */
+		ret = port_counters(o, portdir, "counters_ext", CSRC_IB, p);
 	if (!ret)
 		ret = port_counters(o, portdir, "hw_counters", CSRC_HW, p);
 	if (!ret)

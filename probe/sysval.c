@@ -59,6 +59,11 @@ int sysval_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int sysval_is_na(const char *s)
+{
+	return !strncmp(s, "N/A", 3) && (s[3] == '\0' || is_space(s[3]));
+}
+
 int sysval_i64(const char *s, int64_t *out)
 {
 	int neg = *s == '-';

@@ -15,6 +15,12 @@
 
 /* A decimal unsigned 64-bit counter: "12345\n". */
 int sysval_u64(const char *s, uint64_t *out);
+/*
+ * 1 when @s is a value the kernel prints for a counter it cannot read,
+ * "N/A (no PMA)" (ib_core's sysfs when the device has no performance
+ * management agent): unavailable, not garbage. 0 otherwise.
+ */
+int sysval_is_na(const char *s);
 /* A decimal signed integer: "-1" (numa_node), "16" (link width). */
 int sysval_i64(const char *s, int64_t *out);
 /* An integer in any C base: "0x000c" (lid), "0x2651e848", "0". */

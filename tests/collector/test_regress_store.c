@@ -43,6 +43,31 @@ struct fixture {
 	unsigned seq;
 };
 
+/*
+ * Hosts a..h register port mlx5_0/1, as their probes would: only results
+ * between registered probe ports are judged (store_tests.c).
+ */
+static void register_ports(const struct fixture *f)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	for (char h = 'a'; h <= 'h'; h++) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO probe (host, address, port, labels, "
+			 "profiles, registered, updated) VALUES ('%c', "
+			 "'127.0.0.1', 18515, '{}', '[]', 1, 1); INSERT INTO "
+			 "probe_port (probe_id, device, port, state, pkeys) "
+			 "VALUES (last_insert_rowid(), 'mlx5_0', 1, 4, '[]')",
+			 h);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL),
+				 SQLITE_OK);
+	}
+	sqlite3_close(db);
+}
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -76,6 +101,7 @@ static int setup(void **state)
 	};
 	f->now = 1.8e9;
 	assert_int_equal(store_open(&f->opts, &f->st), 0);
+	register_ports(f);
 	*state = f;
 	return 0;
 }

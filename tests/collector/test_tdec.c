@@ -70,6 +70,42 @@ static void test_results_good(void **state)
 	free(text);
 }
 
+/* "started" within [now - age, now + ahead]; the first outside is named. */
+static void test_results_window(void **state)
+{
+	struct tresult v[3] = {
+		{.started = 1000}, {.started = 1299}, {.started = 1301}};
+	struct tresults r = {.host = "h", .v = v, .n = 3};
+	char err[256], key[64];
+
+	(void)state;
+	assert_int_equal(
+		tdec_results_window(&r, 1000, 100, 300, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "results[2].started: 1301.000 is 301 s "
+				    "ahead"));
+	assert_non_null(strstr(err, "results_max_ahead"));
+	r.n = 2;
+	assert_int_equal(
+		tdec_results_window(&r, 1000, 100, 300, err, sizeof(err)), 0);
+	v[0].started = 899;
+	assert_int_equal(
+		tdec_results_window(&r, 1000, 100, 300, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "results[0].started: 899.000 is 101 s "
+				    "behind"));
+	assert_non_null(strstr(err, "results_max_age"));
+	/* the peer key: all three parts or none */
+	v[0].peer_host = "n7";
+	v[0].peer_device = "mlx5_0";
+	assert_null(tdec_peer_key(&v[0], key, sizeof(key)));
+	v[0].peer_port = 2;
+	assert_string_equal(tdec_peer_key(&v[0], key, sizeof(key)),
+			    "n7\x1fmlx5_0\x1f"
+			    "2");
+	assert_null(tdec_peer_key(&v[0], key, 6));
+}
+
 static void test_register_good(void **state)
 {
 	char *text = slurp("register.json"), err[256];
@@ -178,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_results_good),
 		cmocka_unit_test(test_register_good),
+		cmocka_unit_test(test_results_window),
 		cmocka_unit_test(test_results_bad),
 		cmocka_unit_test(test_register_bad),
 	};

@@ -306,6 +306,31 @@ class TestsApiTest(unittest.TestCase):
         self.c.start()
         self.assertTrue(self.plans(["node2"])["node2"]["paused"])
 
+    def test_pause_validates_the_host_name(self):
+        """A host name in the path is checked like every other host name:
+        400 with the reason, nothing stored in host_pause."""
+        self.register(("node1", "node2"))
+        before = self.c.dump()
+        for bad in ("..", ".hidden", "a%22b", "node1%0D%0AX-Evil:%201",
+                    "no%20space", "n%27o", "x" * 65, "-dash", "a%09b",
+                    "n%C3%A9"):
+            for action in ("pause", "resume", "retire"):
+                path = "/api/v1/hosts/%s/%s" % (bad, action)
+                st, ans = self.call("POST", path, b"", tc.ADMIN)
+                self.assertEqual(st, 400, (path, ans))
+                self.assertTrue(ans["error"].startswith(
+                    "the host name in the path: must"), ans)
+        # a NUL cuts the decoded path: no such endpoint
+        st, _ = self.call("POST", "/api/v1/hosts/a%00b/pause", b"", tc.ADMIN)
+        self.assertEqual(st, 404)
+        self.assertEqual(self.c.count("SELECT count(*) FROM host_pause"), 0)
+        self.assertEqual(self.c.dump(), before)
+        # a good name that is not registered yet may still be paused
+        st, ans = self.call("POST", "/api/v1/hosts/node-9.rack_2/pause", b"",
+                            tc.ADMIN)
+        self.assertEqual((st, ans), (200, {"host": "node-9.rack_2",
+                                           "paused": True}))
+
     def test_kill9_keeps_every_acknowledged_result_once(self):
         self.register(("node1", "node2"))
         acked, stop = [], threading.Event()

@@ -2,7 +2,8 @@
 /*
  * Unit tests for the exposition writer (common/expo.c): escaping of label
  * values and HELP in both formats, the OpenMetrics family naming (_total,
- * _info) and # EOF, number formatting, sticky errors and the ceiling.
+ * _info) and # EOF, number formatting, sticky errors, the ceiling and
+ * the per-family cap.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -270,6 +272,52 @@ static void test_numbers(void **state)
 	assert_string_equal(s, "0.30000000000000004");
 }
 
+/*
+ * The family cap: samples past it are not written but counted per family,
+ * under the family's name even when the caller reuses the name's buffer;
+ * a family under the cap is untouched, and 0 means no cap.
+ */
+static void test_family_cap(void **state)
+{
+	const struct expo_drop *d;
+	char name[32], *s;
+	struct buf out;
+	struct expo e;
+	size_t n;
+
+	buf_init(&out, 0);
+	expo_init(&e, &out, EXPO_TEXT);
+	expo_set_family_cap(&e, 2);
+	for (int f = 0; f < 3; f++) {
+		snprintf(name, sizeof(name), "fam_%d", f);
+		assert_int_equal(expo_family(&e, name, EXPO_GAUGE, NULL), 0);
+		for (int i = 0; i < (f == 1 ? 2 : 5); i++)
+			assert_int_equal(expo_sample_u64(&e, NULL, NULL, i), 0);
+	}
+	assert_int_equal(e.samples, 6);
+	d = expo_drops(&e, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[0].family, "fam_0");
+	assert_int_equal(d[0].n, 3);
+	assert_string_equal(d[1].family, "fam_2");
+	assert_int_equal(d[1].n, 3);
+	expo_set_family_cap(&e, 0);
+	assert_int_equal(expo_family(&e, "own", EXPO_GAUGE, NULL), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(expo_sample_u64(&e, NULL, NULL, i), 0);
+	assert_int_equal(expo_finish(&e), 0);
+	d = expo_drops(&e, &n);
+	assert_int_equal(n, 2);
+	expo_free(&e);
+	s = buf_steal(&out, NULL);
+	assert_string_equal(s, "# TYPE fam_0 gauge\nfam_0 0\nfam_0 1\n"
+			       "# TYPE fam_1 gauge\nfam_1 0\nfam_1 1\n"
+			       "# TYPE fam_2 gauge\nfam_2 0\nfam_2 1\n"
+			       "# TYPE own gauge\nown 0\nown 1\nown 2\nown 3\n"
+			       "own 4\n");
+	free(s);
+}
+
 static void test_content_types(void **state)
 {
 	assert_string_equal(expo_content_type(EXPO_TEXT),
@@ -291,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_ceiling),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_family_cap),
 		cmocka_unit_test(test_content_types),
 	};
 

@@ -420,6 +420,75 @@ static void test_pair_cap(void **state)
 	free(s);
 }
 
+/*
+ * Only registered probe ports get series: a result from an unregistered
+ * local port is left out, one to an unregistered peer counts at its local
+ * port only (no pair); a result dated far ahead of now is not read.
+ */
+static void test_registered_ports_only(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *db;
+	char *s;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	/* h1 -> ghost (no probe), from h1's unregistered mlx5_9 */
+	add_result(db, f->now, 100, "h1", "ghost", "bw", 100, "ok", NULL, 0,
+		   "1000, 1000, 1000, NULL, NULL");
+	exec_sql(db,
+		 "INSERT INTO result (result_id, host, profile, test, "
+		 "started, local_device, local_port, peer_host, "
+		 "peer_device, peer_port, outcome, busy, received) VALUES "
+		 "('r101', 'h1', 'bw', 'x', 1, 'mlx5_9', 1, 'h2', 'mlx5_0', "
+		 "1, 'ok', 0, 1)");
+	exec_sql(db, "UPDATE result SET started = (SELECT max(started) FROM "
+		     "result) WHERE result_id = 'r101'");
+	/* far ahead: not served, though within every other rule */
+	add_result(db, f->now, 102, "h2", "h3", "bw", -1e6, "ok", NULL, 0,
+		   "1, 1, 1, NULL, NULL");
+	sqlite3_close(db);
+	s = scrape(f, 0, 1);
+	assert_null(strstr(s, "ghost"));
+	assert_null(strstr(s, "mlx5_9"));
+	/* the ghost result counts at h1's port: 3 + 1 ok */
+	has(s, "ibpulse_test_port_results" PORT("h1", 1) ",profile=\"bw\","
+							 "outcome=\"ok\"} 4");
+	has(s, BW PORT("h1", 1) ",profile=\"bw\",stat=\"avg\","
+				"aggregate=\"median\"} 95");
+	/* the future result: h3's port is as before */
+	has(s, BW PORT("h3", 1) ",profile=\"bw\",stat=\"avg\","
+				"aggregate=\"median\"} 70");
+	free(s);
+	f->cfg.results_max_ahead = 2e6;
+	s = scrape(f, 0, 1);
+	has(s, BW PORT("h3", 1) ",profile=\"bw\",stat=\"avg\","
+				"aggregate=\"worst\"} 1");
+	f->cfg.results_max_ahead = 300;
+	free(s);
+}
+
+/* A family past max_family_series is cut and counted, not the scrape. */
+static void test_family_cap(void **state)
+{
+	struct fixture *f = *state;
+	char *s;
+
+	f->cfg.max_family_series = 2;
+	s = scrape(f, 0, 1);
+	assert_int_equal(count(s, "\nibpulse_test_port_results{"), 2);
+	assert_int_equal(count(s, "\nibpulse_test_port_overdue{"), 2);
+	assert_non_null(strstr(s, "\nibpulse_exporter_series_dropped_total{"
+				  "family=\"ibpulse_test_port_overdue\"} 3\n"));
+	free(s);
+	s = scrape(f, 0, 1); /* cumulative */
+	assert_non_null(strstr(s, "\nibpulse_exporter_series_dropped_total{"
+				  "family=\"ibpulse_test_port_overdue\"} 6\n"));
+	/* the exporter's own families are not capped */
+	assert_true(count(s, "\nibpulse_exporter_series_dropped_total{") > 2);
+	f->cfg.max_family_series = 1000000;
+	free(s);
+}
+
 static int line_value(const char *body, const char *prefix)
 {
 	const char *p = strstr(body, prefix);
@@ -521,6 +590,10 @@ int main(void)
 		cmocka_unit_test(test_overdue_period),
 		cmocka_unit_test(test_pair_cap),
 		cmocka_unit_test(test_shards),
+		cmocka_unit_test_setup_teardown(test_registered_ports_only,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_family_cap, setup,
+						teardown),
 		cmocka_unit_test(test_median),
 		cmocka_unit_test(test_round),
 		cmocka_unit_test(test_schema_v1),

@@ -65,7 +65,8 @@ static char *render(enum expo_format f, size_t *series)
 	struct buf out;
 
 	buf_init(&out, 0);
-	assert_int_equal(pmetrics_render(&one_report, 0.5, f, &out, series), 0);
+	assert_int_equal(
+		pmetrics_render(&one_report, NULL, 0.5, f, &out, series), 0);
 	return buf_steal(&out, NULL);
 }
 
@@ -124,9 +125,47 @@ static void test_ceiling(void **state)
 	(void)state;
 	buf_init(&out, 512);
 	assert_int_equal(
-		pmetrics_render(&one_report, -1, EXPO_TEXT, &out, NULL),
+		pmetrics_render(&one_report, NULL, -1, EXPO_TEXT, &out, NULL),
 		-E2BIG);
 	buf_free(&out);
+}
+
+/* The daemon's spool figures: pending by store, dropped by reason. */
+static void test_spool_families(void **state)
+{
+	struct pmetrics_spool sp = {.on_disk = 3,
+				    .in_memory = 2,
+				    .spool_full = 5,
+				    .expired = 1,
+				    .unwritable = 7};
+	struct buf out;
+	char *t;
+
+	(void)state;
+	buf_init(&out, 0);
+	assert_int_equal(
+		pmetrics_render(&one_report, &sp, -1, EXPO_TEXT, &out, NULL),
+		0);
+	t = buf_steal(&out, NULL);
+	assert_non_null(strstr(
+		t, "# TYPE ibpulse_probe_results_dropped_total counter\n"));
+	assert_non_null(strstr(
+		t, "ibpulse_probe_results_dropped_total{host=\"node\\\"01\","
+		   "reason=\"unwritable\"} 7\n"));
+	assert_non_null(strstr(
+		t, "ibpulse_probe_results_dropped_total{host=\"node\\\"01\","
+		   "reason=\"spool_full\"} 5\n"));
+	assert_non_null(
+		strstr(t, "ibpulse_probe_results_pending{host=\"node\\\"01\","
+			  "store=\"memory\"} 2\n"));
+	assert_non_null(
+		strstr(t, "ibpulse_probe_results_pending{host=\"node\\\"01\","
+			  "store=\"disk\"} 3\n"));
+	free(t);
+	/* the one-shot command has no spool: no such family */
+	t = render(EXPO_TEXT, NULL);
+	assert_null(strstr(t, "ibpulse_probe_results_"));
+	free(t);
 }
 
 static void test_listen_parse(void **state)
@@ -174,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_values_and_unknowns),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_ceiling),
+		cmocka_unit_test(test_spool_families),
 		cmocka_unit_test(test_listen_parse),
 	};
 

@@ -104,9 +104,18 @@ def parse(text):
     return out
 
 
+# Families only the daemon serves (its results spool).
+DAEMON_ONLY = ("ibpulse_probe_results_pending",
+               "ibpulse_probe_results_dropped_total")
+
+
 def untimed(text):
+    """@text without the timing sample and the daemon's own families."""
     return "\n".join(l for l in text.splitlines()
-                     if not l.startswith(TIMING + " "))
+                     if not l.startswith(TIMING + " ") and
+                     not any(l.startswith(f) or l.startswith("# HELP " + f)
+                             or l.startswith("# TYPE " + f)
+                             for f in DAEMON_ONLY))
 
 
 def get(url, headers=None, method="GET"):
@@ -194,7 +203,8 @@ class OneShot(Base):
         self.assertEqual(series.get(deg), 1)
 
     def test_promtool_accepts(self):
-        for tree in ("sysfs-mlx5", "sysfs-rxe", "sysfs-garbage"):
+        for tree in ("sysfs-mlx5", "sysfs-mlx4", "sysfs-rxe",
+                     "sysfs-garbage"):
             text = self.run_cli(os.path.join(FIXTURES, tree))
             r = subprocess.run([PROMTOOL, "check", "metrics"], input=text,
                                capture_output=True, text=True, timeout=60)
@@ -206,6 +216,38 @@ class OneShot(Base):
                             "--openmetrics")
         self.assertTrue(text.endswith("# EOF\n"))
         self.assertIn("# TYPE ibpulse_port_hw_counters counter\n", text)
+
+    def test_no_pma_one_line_per_port(self):
+        """Counters that read "N/A (no PMA)" (mlx4 VFs) cost their values
+        and one warning per port, not one per file (it was 24 here)."""
+        with tempfile.TemporaryDirectory() as t:
+            tree = os.path.join(t, "sysfs")
+            shutil.copytree(os.path.join(FIXTURES, "sysfs-mlx4"), tree)
+            ports = os.path.join(tree, "class", "infiniband", "mlx4_0",
+                                 "ports")
+            n = 0
+            for port in ("1", "2"):
+                d = os.path.join(ports, port, "counters")
+                for name in os.listdir(d):
+                    with open(os.path.join(d, name), "w") as f:
+                        f.write("N/A (no PMA)\n")
+                    n += 1
+            self.assertEqual(n, 24)
+            r = subprocess.run([PROBE, "metrics", "--sysfs", tree, "--host",
+                                "node01"], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            warns = [l for l in r.stderr.splitlines() if ": warn: " in l]
+            self.assertEqual(len(warns), 2, r.stderr)
+            self.assertIn("ports/1/counters: 16 counters read", warns[0])
+            self.assertIn("ports/2/counters: 8 counters read", warns[1])
+            series = parse(r.stdout)
+            self.assertFalse([k for k in series
+                              if k[0] == "ibpulse_port_ib_counters_total"])
+            # counters_ext/ still reads
+            key = ("ibpulse_port_legacy_packets_received_total", frozenset(
+                {("host", "node01"), ("device", "mlx4_0"), ("port", "2")}))
+            self.assertEqual(series[key], 47)
 
     def test_bad_flag(self):
         r = subprocess.run([PROBE, "metrics", "--bogus"],
@@ -267,6 +309,14 @@ class Served(Base, daemonlib.DaemonMixin):
                      "ibpulse_probe_responder_keys 0"):
             self.assertIn(line, own)
         self.assertIn(TIMING + " ", served)
+        # and the spool: nothing waits, nothing was dropped
+        series = parse(served)
+        for reason in ("spool_full", "expired", "unwritable"):
+            self.assertEqual(series[(DAEMON_ONLY[1], frozenset(
+                {("host", "node01"), ("reason", reason)}))], 0)
+        for store in ("disk", "memory"):
+            self.assertEqual(series[(DAEMON_ONLY[0], frozenset(
+                {("host", "node01"), ("store", store)}))], 0)
         # a counter that moves between scrapes moves in the next scrape
         path = os.path.join(self.tree, "class", "infiniband", "mlx5_0",
                             "ports", "1", "counters", "port_xmit_data")
@@ -361,11 +411,8 @@ class BadListen(unittest.TestCase):
 class NodeExporter(Base):
     """node_exporter's series on the same tree, under the mirrored names."""
 
-    def test_same_values_as_node_exporter(self):
-        if not shutil.which(NODE_EXPORTER):
-            self.skipTest("no node_exporter")
-        tree = os.path.join(FIXTURES, "sysfs-mlx5")
-        ours = parse(self.run_cli(tree))
+    def node_exporter(self, tree):
+        """node_infiniband_* series node_exporter serves from @tree."""
         with tempfile.TemporaryFile() as log:
             port = free_port()
             p = subprocess.Popen(
@@ -378,9 +425,13 @@ class NodeExporter(Base):
             finally:
                 p.kill()
                 p.wait()
-        theirs = {k: v for k, v in parse(text).items()
-                  if k[0].startswith("node_infiniband_")}
-        self.assertGreater(len(theirs), 40)
+        return {k: v for k, v in parse(text).items()
+                if k[0].startswith("node_infiniband_")}
+
+    def compare(self, tree, host="node01"):
+        """Every series of node_exporter's on @tree is ours, same value."""
+        ours = parse(self.run_cli(tree))
+        theirs = self.node_exporter(tree)
         for (name, labels), v in theirs.items():
             ld = dict(labels)
             if name == "node_infiniband_info":
@@ -390,11 +441,31 @@ class NodeExporter(Base):
                 continue
             mapped = re.sub(r"^node_infiniband_(port_)?", "ibpulse_port_",
                             name)
-            key = (mapped, frozenset({("host", "node01"),
+            key = (mapped, frozenset({("host", host),
                                       ("device", ld["device"]),
                                       ("port", ld["port"])}))
             self.assertIn(key, ours, name)
             self.assertEqual(ours[key], v, name)
+        return theirs
+
+    def test_same_values_as_node_exporter(self):
+        if not shutil.which(NODE_EXPORTER):
+            self.skipTest("no node_exporter")
+        theirs = self.compare(os.path.join(FIXTURES, "sysfs-mlx5"))
+        self.assertGreater(len(theirs), 40)
+
+    def test_counters_ext_as_node_exporter(self):
+        """mlx4 before Linux 4.5: the 16 legacy_* series node_exporter
+        serves from counters_ext/ (8 counters x 2 ports) are ours too,
+        with the same values (the data counters x4)."""
+        if not shutil.which(NODE_EXPORTER):
+            self.skipTest("no node_exporter")
+        theirs = self.compare(os.path.join(FIXTURES, "sysfs-mlx4"))
+        legacy = [k for k in theirs if "_legacy_" in k[0]]
+        self.assertEqual(len(legacy), 16, sorted(theirs))
+        key = ("node_infiniband_legacy_data_transmitted_bytes_total",
+               frozenset({("device", "mlx4_0"), ("port", "1")}))
+        self.assertEqual(theirs[key], 98765432109876 * 4)
 
     def scrape(self, p, port):
         deadline = time.monotonic() + 60

@@ -5,7 +5,9 @@
  * index survives a reopen (restart) oldest first, size and age bounds drop
  * the oldest and count it (counts survive a reopen too), a rejected
  * result moves to rejected/ with its reason, leftover temporary files of
- * a crashed write are removed, and UUIDs are version 4.
+ * a crashed write are removed, UUIDs are version 4, and a spool that can
+ * no longer be written (its directory removed under it: every create
+ * fails) holds results in memory, bounded, and counts what it drops.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -193,6 +195,79 @@ static void test_reject(void **state)
 	spool_close(sp);
 }
 
+/* Remove the spool directory under an open spool: writes now fail. */
+static void break_dir(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_unwritable_held_in_memory(void **state)
+{
+	char a[SPOOL_ID_LEN + 1], b[SPOOL_ID_LEN + 1], got[4][SPOOL_ID_LEN + 1];
+	char *data;
+	struct spool *sp;
+	uint64_t bytes;
+	size_t len, n;
+
+	assert_int_equal(spool_open(dir, 1 << 20, 3600, &sp), 0);
+	put(sp, a, "{\"on\":\"disk\"}");
+	break_dir();
+	assert_int_equal(spool_uuid(b), 0);
+	assert_int_equal(spool_put(sp, b, "{\"in\":1}", 8), SPOOL_IN_MEMORY);
+	assert_int_equal(spool_count(sp), 2);
+	spool_memory(sp, &n, &bytes);
+	assert_int_equal(n, 1);
+	assert_int_equal(bytes, 8);
+	assert_int_equal(spool_oldest(sp, got, 4), 2);
+	assert_string_equal(got[1], b);
+	assert_int_equal(spool_read(sp, b, &data, &len), 0);
+	assert_int_equal(len, 8);
+	assert_string_equal(data, "{\"in\":1}");
+	free(data);
+	/* sent: gone from memory */
+	assert_int_equal(spool_remove(sp, b), 0);
+	spool_memory(sp, &n, &bytes);
+	assert_int_equal(n + bytes, 0);
+	assert_int_equal(spool_count(sp), 1);
+	/* refused: it cannot go to rejected/ either, but leaves the index */
+	assert_int_equal(spool_put(sp, b, "{}", 2), SPOOL_IN_MEMORY);
+	assert_true(spool_reject(sp, b, "HTTP 400") < 0);
+	assert_int_equal(spool_count(sp), 1);
+	assert_int_equal(spool_dropped(sp).unwritable, 0);
+	spool_close(sp);
+}
+
+/* Memory holds min(max_bytes, SPOOL_MEM_MAX): past it, the oldest held
+ * results are dropped and counted as unwritable; disk results stay. */
+static void test_unwritable_bounded(void **state)
+{
+	char ids[5][SPOOL_ID_LEN + 1], got[8][SPOOL_ID_LEN + 1], big[1500];
+	struct spool *sp;
+	uint64_t bytes;
+	size_t n;
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(spool_open(dir, 4096, 3600, &sp), 0);
+	break_dir();
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(spool_uuid(ids[i]), 0);
+		assert_int_equal(spool_put(sp, ids[i], big, sizeof(big)),
+				 SPOOL_IN_MEMORY);
+	}
+	spool_memory(sp, &n, &bytes);
+	assert_int_equal(n, 2); /* 2 x 1500 fit in 4096, 3 do not */
+	assert_true(bytes <= 4096);
+	assert_int_equal(spool_dropped(sp).unwritable, 3);
+	assert_int_equal(spool_dropped(sp).spool_full, 0);
+	assert_int_equal(spool_oldest(sp, got, 8), 2);
+	assert_string_equal(got[0], ids[3]);
+	assert_string_equal(got[1], ids[4]);
+	spool_close(sp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +280,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bounded_age, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable_held_in_memory,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable_bounded, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

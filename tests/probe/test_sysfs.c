@@ -3,7 +3,8 @@
  * Unit tests for the sysfs reader (probe/sysfs.c, sysfs_port.c) on the
  * fixture trees under tests/fixtures/ (FIXTURES in the environment): an
  * mlx5 IB port with full counters, a RoCE port on a degraded PCIe link, a
- * port down with saturated counters, Soft-RoCE, a tree of garbage and
+ * port down with saturated counters, an mlx4 with counters_ext/ (kernels
+ * before 4.5), Soft-RoCE, a tree of garbage and
  * unreadable files, and an empty sysfs. Every report the reader builds
  * must also pass the collector's decoder.
  */
@@ -147,6 +148,50 @@ static void test_mlx5_ib_port(void **state)
 	assert_int_equal(value(p, CSRC_HW, "lifespan"), 12);
 	assert_int_equal(p->n_counters[CSRC_NET], 0);
 	check_decodes(r);
+	report_free(r);
+}
+
+/*
+ * mlx4 on a kernel before 4.5: counters_ext/ (the 64-bit counters under
+ * their old names) is read into the ib source beside counters/, on both
+ * ports, and a name both directories had would be kept once.
+ */
+static void test_mlx4_counters_ext(void **state)
+{
+	static const char *const ext[] = {
+		"port_xmit_data_64",	       "port_rcv_data_64",
+		"port_xmit_packets_64",	       "port_rcv_packets_64",
+		"port_unicast_xmit_packets",   "port_unicast_rcv_packets",
+		"port_multicast_xmit_packets", "port_multicast_rcv_packets",
+	};
+	struct report *r = scan("sysfs-mlx4", "*", NULL);
+	struct report_port *p;
+
+	assert_int_equal(r->n_devices, 1);
+	assert_string_equal(r->devices[0].name, "mlx4_0");
+	assert_string_equal(r->devices[0].hca_type, "MT4099");
+	assert_int_equal(r->devices[0].n_ports, 2);
+	p = &r->devices[0].ports[0];
+	assert_int_equal(p->n_counters[CSRC_IB], 16 + 8);
+	assert_true(value(p, CSRC_IB, "port_xmit_data_64") ==
+		    98765432109876ULL);
+	assert_true(value(p, CSRC_IB, "port_rcv_data_64") == 87654321098765ULL);
+	assert_true(value(p, CSRC_IB, "port_unicast_rcv_packets") ==
+		    112233000000ULL);
+	assert_int_equal(value(p, CSRC_IB, "port_multicast_xmit_packets"),
+			 789012);
+	assert_true(value(p, CSRC_IB, "port_xmit_wait") == 4294967295ULL);
+	p = &r->devices[0].ports[1];
+	assert_int_equal(p->n_counters[CSRC_IB], 8 + 8);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		assert_non_null(counter(p, CSRC_IB, ext[i]));
+	assert_int_equal(value(p, CSRC_IB, "port_xmit_data_64"), 4096);
+	assert_int_equal(value(p, CSRC_IB, "port_multicast_rcv_packets"), 18);
+	check_decodes(r);
+	report_free(r);
+	/* the include/exclude globs apply to counters_ext/ names too */
+	r = scan("sysfs-mlx4", "*_64", NULL);
+	assert_int_equal(r->devices[0].ports[0].n_counters[CSRC_IB], 4);
 	report_free(r);
 }
 
@@ -437,6 +482,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mlx5_ib_port),
+		cmocka_unit_test(test_mlx4_counters_ext),
 		cmocka_unit_test(test_roce_port_degraded_pcie),
 		cmocka_unit_test(test_port_down_saturated),
 		cmocka_unit_test(test_rxe),

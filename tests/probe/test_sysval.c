@@ -35,6 +35,19 @@ static void test_u64(void **state)
 	assert_int_equal(v, 42);
 }
 
+/* The kernel's "N/A (no PMA)": unavailable, told apart from garbage. */
+static void test_na(void **state)
+{
+	assert_true(sysval_is_na("N/A (no PMA)\n"));
+	assert_true(sysval_is_na("N/A\n"));
+	assert_true(sysval_is_na("N/A"));
+	assert_false(sysval_is_na("N/Ax"));
+	assert_false(sysval_is_na("n/a"));
+	assert_false(sysval_is_na(" N/A"));
+	assert_false(sysval_is_na("12"));
+	assert_false(sysval_is_na(""));
+}
+
 static void test_i64(void **state)
 {
 	int64_t v = 7;
@@ -265,6 +278,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_na),
 		cmocka_unit_test(test_i64),
 		cmocka_unit_test(test_num),
 		cmocka_unit_test(test_state),
