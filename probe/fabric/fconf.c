@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fabric poller's settings table ([fabric] keys): one descriptor per
+ * key drives the defaults, the flags of `ibpulse-probe fabric` (by name)
+ * and --print-config, as the other programs' tables do.
+ */
+#include "fabric.h"
+
+#include <stddef.h>
+
+#define OPT(name, type, def, min, max, help)                                   \
+	{                                                                      \
+		"fabric", #name, type, offsetof(struct fabric_settings, name), \
+			def, min, max, help                                    \
+	}
+
+const struct conf_opt fabric_conf_opts[] = {
+	OPT(ca, CONF_STR, NULL, 0, 0,
+	    "CA whose port sends the MADs; unset: the first InfiniBand CA"),
+	OPT(port, CONF_INT, "0", 0, 254,
+	    "port of that CA; 0: its first active InfiniBand port"),
+	OPT(window, CONF_INT, "64", 1, 4096,
+	    "PerfMgt MADs outstanding at once across the fabric"),
+	OPT(per_node, CONF_INT, "8", 1, 4096,
+	    "MADs outstanding at one node's PMA (at most window)"),
+	OPT(timeout, CONF_INT, "200", 1, 60000,
+	    "milliseconds a MAD may take before it is sent again"),
+	OPT(retries, CONF_INT, "2", 0, 20,
+	    "resends of a MAD that got no answer; then its node is given "
+	    "up for the sweep"),
+	OPT(interval, CONF_INT, "10", 1, 86400, "seconds between sweeps"),
+	OPT(rediscover, CONF_INT, "300", 1, 604800,
+	    "seconds between discoveries (also after a LID stops answering "
+	    "or a LinkDowned counter moves)"),
+	OPT(smps, CONF_INT, "4", 1, 64,
+	    "SMPs outstanding during discovery (libibnetdisc max_smps)"),
+	OPT(details, CONF_BOOL, "false", 0, 0,
+	    "also read PortRcvErrorDetails and PortXmitDiscardDetails (two "
+	    "more MADs per port)"),
+	OPT(reset, CONF_BOOL, "false", 0, 0,
+	    "zero each port's error counters after reading them (a PerfMgt "
+	    "Set; other tools then see zeros)"),
+	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
+	{0},
+};
