@@ -23,9 +23,9 @@ const struct conf_opt fabric_conf_opts[] = {
 	    "PerfMgt MADs outstanding at once across the fabric"),
 	OPT(per_node, CONF_INT, "8", 1, 4096,
 	    "MADs outstanding at one node's PMA (at most window)"),
-	OPT(timeout, CONF_INT, "200", 1, 60000,
+	OPT(timeout, CONF_INT, "100", 1, 60000,
 	    "milliseconds a MAD may take before it is sent again"),
-	OPT(retries, CONF_INT, "2", 0, 20,
+	OPT(retries, CONF_INT, "3", 0, 20,
 	    "resends of a MAD that got no answer; then its node is given "
 	    "up for the sweep"),
 	OPT(interval, CONF_INT, "10", 1, 86400, "seconds between sweeps"),

@@ -37,6 +37,8 @@ struct wdest {
 	uint32_t head, tail; /* queued requests */
 	size_t queued;
 	unsigned inflight;
+	unsigned lost_in_row; /* requests that ran out of tries, in a row */
+	bool answered;	      /* something came back this run */
 	bool dead, ready;
 };
 
@@ -324,9 +326,13 @@ static void fill(struct fwin *w)
 	uint64_t now = now_ns();
 
 	while (w->n_free && w->ring_len) {
-		uint32_t d = ring_pop(w);
-		uint32_t s = w->free_slots[--w->n_free];
+		uint32_t d = ring_pop(w), s;
 
+		/* a LID that died while waiting in the ring has nothing left */
+		if (w->dests[d].dead || !w->dests[d].queued ||
+		    w->dests[d].inflight >= w->o.per_node)
+			continue;
+		s = w->free_slots[--w->n_free];
 		w->slots[s].req = dest_pop(w, &w->dests[d]);
 		w->slots[s].active = true;
 		w->dests[d].inflight++;
@@ -364,7 +370,13 @@ static void try_failed(struct fwin *w, uint32_t s, int status,
 		return;
 	}
 	dst = &w->dests[w->dest_of_lid[q->r.lid] - 1];
-	if (status == -ETIMEDOUT && !dst->dead) {
+	/*
+	 * Dead: it never answered this run, or it stopped (two requests in
+	 * a row ran out of tries). One unlucky MAD on a lossy path is not
+	 * enough to give up a switch's other ports.
+	 */
+	if (status == -ETIMEDOUT && !dst->dead &&
+	    (!dst->answered || ++dst->lost_in_row >= 2)) {
 		dst->dead = true;
 		w->st.dead_lids++;
 		log_debug("fabric: LID %u does not answer: giving it up",
@@ -377,6 +389,7 @@ static void handle(struct fwin *w, fwin_done_fn done, void *arg)
 {
 	const uint8_t *mad = umad_get_mad(w->recvbuf);
 	uint32_t tid = pma_tid32(mad), s = tid & SLOT_MASK;
+	struct wdest *dst;
 	unsigned mstatus;
 	int ret;
 
@@ -390,6 +403,9 @@ static void handle(struct fwin *w, fwin_done_fn done, void *arg)
 		try_failed(w, s, -ETIMEDOUT, done, arg);
 		return;
 	}
+	dst = &w->dests[w->dest_of_lid[w->reqs[w->slots[s].req].r.lid] - 1];
+	dst->answered = true;
+	dst->lost_in_row = 0;
 	ret = pma_check_response(mad, w->reqs[w->slots[s].req].r.kind,
 				 &mstatus);
 	if (ret == -EBUSY) {
@@ -496,6 +512,8 @@ int fwin_run(struct fwin *w, fwin_done_fn done, void *arg,
 {
 	for (size_t d = 0; d < w->n_dests; d++) {
 		w->dests[d].dead = false;
+		w->dests[d].answered = false;
+		w->dests[d].lost_in_row = 0;
 		ring_offer(w, (uint32_t)d);
 	}
 	while (w->queued || w->n_free < w->o.window) {
