@@ -19,7 +19,7 @@
 #include "log.h"
 
 /* Discoveries merged at most, when SMPs went missing. */
-#define DISC_TRIES 5
+#define DISC_TRIES 6
 
 /* PortInfo:CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6). */
 #define PORT_CAP_EXT_SPEEDS (1u << 14)
@@ -212,9 +212,9 @@ static int disc_once(const char *ca, unsigned port,
  * Holes an SMP lost in transit leaves: a port whose PortInfo says LinkUp
  * with no neighbour behind it, or a switch port never read.
  */
-static size_t holes(const struct fabric_net *net)
+static unsigned holes(const struct fabric_net *net)
 {
-	size_t n = 0;
+	unsigned n = 0;
 
 	for (size_t i = 0; i < net->n_nodes; i++) {
 		const struct fabric_node *nd = &net->nodes[i];
@@ -328,16 +328,16 @@ int fabric_disc_run(const char *ca, unsigned port,
 	 * umad_send); where nothing does (the simulator's umad2sim), a
 	 * picture with holes is taken again and the two merged.
 	 */
-	for (unsigned r = 0, h; !ret && r < DISC_TRIES && (h = holes(out));
-	     r++) {
-		log_info("fabric: discovery left %zu ports without their "
-			 "neighbour: once more",
-			 (size_t)h);
+	for (unsigned r = 0, h, stuck = 0;
+	     !ret && r < DISC_TRIES && stuck < 2 && (h = holes(out)); r++) {
+		log_info("fabric: discovery left %u holes (ports without "
+			 "PortInfo or neighbour): once more",
+			 h);
 		if (disc_once(ca, port, s, &more))
-			break;
+			continue;
 		ret = merge(out, &more);
-		if (!ret && holes(out) >= h)
-			break; /* no better: a real hole */
+		/* twice no better: a real hole (a dead SMA), not a lost SMP */
+		stuck = holes(out) < h ? 0 : stuck + 1;
 	}
 	if (ret) {
 		fabric_net_clear(out);

@@ -1,0 +1,459 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Integration tests of `ibpulse-probe fabric` on a simulated subnet.
+
+Each SCENARIO runs in a network namespace of its own with its own ibsim
+(libumad2sim.so preloaded over libibumad) and opensm, so the scenarios run
+in parallel:
+
+  discovery  a generated fat tree: nodes, types, links and LIDs equal the
+             net file and ibnetdiscover; every counter of every port equals
+             perfquery / perfquery -x (errors exactly; traffic counters,
+             which the MADs themselves move, between a perfquery before
+             and one after)
+  faults     counters planted through ibsim's console (saturated ones
+             flagged), the details attributes, a 4X port trained at 1X
+             (ibportstate) reported degraded, an inter-switch link
+             unlinked, and in the loop a host link cut mid-run: the LID
+             stops answering, it is reported unread, and the next cycle
+             rediscovers without it
+  loss       about 10% of MADs dropped on every switch: the sweep completes
+             with retries and reads every port; a leaf that stops answering
+             costs its timeout once and is reported with what it cost
+  cli        --help, bad flags (exit 2 naming the flag and range),
+             --print-config, and no InfiniBand port at all (exit 1, a clear
+             reason)
+
+usage: test_fabric_sim.py PROBE_BINARY SCENARIO
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_fattree  # noqa: E402
+import simfabric  # noqa: E402
+
+PROBE = None
+ERRORS = ["symbol_error", "link_error_recovery", "link_downed",
+          "port_rcv_errors", "port_rcv_remote_physical_errors",
+          "port_rcv_switch_relay_errors", "port_xmit_discards",
+          "port_xmit_constraint_errors", "port_rcv_constraint_errors",
+          "local_link_integrity_errors", "excessive_buffer_overrun_errors",
+          "VL15_dropped", "port_xmit_wait"]
+TRAFFIC = ["port_xmit_data", "port_rcv_data", "port_xmit_packets",
+           "port_rcv_packets"]
+IETF = ["unicast_xmit_packets", "unicast_rcv_packets",
+        "multicast_xmit_packets", "multicast_rcv_packets"]
+
+
+def make_sim(leaves, per_leaf, spines, **kw):
+    """A Sim serving a generated fat tree in a fresh work directory."""
+    work = tempfile.mkdtemp(prefix="fabric-test-",
+                            dir=os.environ.get("TMPDIR"))
+    net = os.path.join(work, "fat.net")
+    with open(net, "w") as f:
+        f.write(gen_fattree.generate(leaves, per_leaf, spines, **kw))
+    return simfabric.Sim(net, workdir=work)
+
+
+def fabric(sim, *args, timeout=120):
+    p = sim.run([PROBE, "fabric", *args], timeout=timeout)
+    if p.returncode:
+        raise AssertionError("fabric %s exited %d: %s" %
+                             (args, p.returncode, p.stderr[-3000:]))
+    return p
+
+
+def once(sim, *args):
+    return json.loads(fabric(sim, "--once", "--json", *args).stdout)
+
+
+def ports_by_desc(doc):
+    """{(node description, port): port JSON} and {description: node}."""
+    ports, nodes = {}, {}
+    for n in doc["nodes"]:
+        nodes[n["description"]] = n
+        for p in n["ports"]:
+            ports[(n["description"], p["port"])] = p
+    return ports, nodes
+
+
+def net_links(leaves, per_leaf, spines):
+    """The links of the generated tree, as frozensets of (node, port)."""
+    L = set()
+    for l in range(leaves):
+        for h in range(per_leaf):
+            L.add(frozenset({(gen_fattree.leaf(l), h + 1),
+                             (gen_fattree.host(l * per_leaf + h), 1)}))
+        for s in range(spines):
+            L.add(frozenset({(gen_fattree.leaf(l), per_leaf + s + 1),
+                             (gen_fattree.spine(s), l + 1)}))
+    return L
+
+
+class Discovery(unittest.TestCase):
+    LEAVES, PER_LEAF, SPINES = 4, 3, 2
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = make_sim(cls.LEAVES, cls.PER_LEAF, cls.SPINES).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+    def test_matches_net_file(self):
+        doc = once(self.sim)
+        ports, nodes = ports_by_desc(doc)
+        hosts = self.LEAVES * self.PER_LEAF
+        self.assertEqual(doc["discovery"]["cas"], hosts)
+        self.assertEqual(doc["discovery"]["switches"],
+                         self.LEAVES + self.SPINES)
+        want = net_links(self.LEAVES, self.PER_LEAF, self.SPINES)
+        self.assertEqual(doc["discovery"]["links"], len(want))
+        got = set()
+        for (desc, num), p in ports.items():
+            self.assertIsNotNone(p["remote"], (desc, num))
+            got.add(frozenset({(desc, num),
+                               (p["remote"]["description"],
+                                p["remote"]["port"])}))
+            # the remote GUID is that node's GUID
+            self.assertEqual(p["remote"]["guid"],
+                             nodes[p["remote"]["description"]]["guid"])
+        self.assertEqual(got, want)
+        for n in doc["nodes"]:
+            kind = "ca" if n["description"].startswith("h") else "switch"
+            self.assertEqual(n["type"], kind, n["description"])
+            want_ports = 1 if kind == "ca" else (
+                self.PER_LEAF + self.SPINES
+                if n["description"].startswith("leaf") else self.LEAVES)
+            self.assertEqual(n["numports"], want_ports)
+            self.assertEqual(len(n["ports"]), want_ports)
+        # LIDs as ibnetdiscover sees them
+        lids = self.sim.lids()
+        for desc, n in nodes.items():
+            lid = n["lid"] if n["type"] == "switch" else n["ports"][0]["lid"]
+            self.assertEqual(lid, lids[desc], desc)
+        for p in ports.values():
+            self.assertEqual(p["state"], "ACTIVE")
+            self.assertEqual(p["phys_state"], "LinkUp")
+            self.assertEqual(p["width_active"], "4X")
+            self.assertFalse(p["degraded"])
+            self.assertTrue(p["read"])
+        s = doc["sweep"]
+        self.assertEqual(s["ports_read"], len(ports))
+        self.assertEqual((s["ports_failed"], s["retries"], s["timeouts"]),
+                         (0, 0, 0))
+        self.assertEqual(doc["unread"], [])
+        # one ClassPortInfo per node, PortCounters and Extended per port
+        self.assertEqual(s["mads"], len(nodes) + 2 * len(ports))
+
+    def test_counters_equal_perfquery(self):
+        lids = self.sim.lids()
+        self.sim.console('PerformanceSet "leaf001"[2] '
+                         'PortCounters.SymbolErrorCounter=42')
+        self.sim.console('PerformanceSet "spine01"[3] '
+                         'PortCounters.PortRcvErrors=7')
+        # every port: perfquery before, the poller, perfquery after
+        ports, _ = ports_by_desc(once(self.sim))
+        targets = [(desc, num, lids[desc]) for (desc, num) in sorted(ports)]
+        before = {}
+        for desc, num, lid in targets:
+            before[(desc, num)] = dict(self.sim.perfquery(lid, num),
+                                       **self.sim.perfquery(lid, num, "-x"))
+        doc = once(self.sim)
+        ports, _ = ports_by_desc(doc)
+        for desc, num, lid in targets:
+            after = dict(self.sim.perfquery(lid, num),
+                         **self.sim.perfquery(lid, num, "-x"))
+            got = ports[(desc, num)]["counters"]
+            b = before[(desc, num)]
+            for k in ERRORS + IETF:
+                self.assertEqual(got[k], b[k], (desc, num, k))
+                self.assertEqual(got[k], after[k], (desc, num, k))
+            for k in TRAFFIC:
+                self.assertLessEqual(b[k], got[k], (desc, num, k))
+                self.assertLessEqual(got[k], after[k], (desc, num, k))
+            # MADs moved through this port between the reads: traffic
+            self.assertGreater(after["port_xmit_packets"],
+                               b["port_xmit_packets"], (desc, num))
+        self.assertEqual(ports[("leaf001", 2)]["counters"]["symbol_error"],
+                         42)
+        self.assertEqual(ports[("spine01", 3)]["counters"]["port_rcv_errors"],
+                         7)
+
+
+class Faults(unittest.TestCase):
+    LEAVES, PER_LEAF, SPINES = 3, 2, 2
+
+    def setUp(self):
+        self.sim = make_sim(self.LEAVES, self.PER_LEAF, self.SPINES).start()
+
+    def tearDown(self):
+        self.sim.stop()
+
+    def test_planted_and_saturated(self):
+        c = self.sim.console
+        c('PerformanceSet "leaf000"[3] PortCounters.SymbolErrorCounter=42')
+        # LinkDownedCounter is 8 bits: ibsim clamps 300 to 255, saturated
+        c('PerformanceSet "leaf000"[3] PortCounters.LinkDownedCounter=300')
+        c('PerformanceSet "spine01"[1] PortCounters.PortXmitDiscards=65535')
+        c('PerformanceSet "h00003"[1] '
+          'PortCounters.LocalLinkIntegrityErrors=15')
+        c('PerformanceSet "spine00"[2] '
+          'PortCountersExtended.PortXmitData=123456789012345')
+        c('PerformanceSet "leaf002"[1] '
+          'PortRcvErrorDetails.PortMalformedPacketErrors=9')
+        c('PerformanceSet "leaf002"[1] '
+          'PortXmitDiscardDetails.PortNeighborMTUDiscards=11')
+        doc = once(self.sim, "--details")
+        ports, _ = ports_by_desc(doc)
+        p = ports[("leaf000", 3)]
+        self.assertEqual(p["counters"]["symbol_error"], 42)
+        self.assertEqual(p["counters"]["link_downed"], 255)
+        self.assertEqual(p["saturated"], ["link_downed"])
+        self.assertEqual(ports[("spine01", 1)]["saturated"],
+                         ["port_xmit_discards"])
+        self.assertEqual(ports[("h00003", 1)]["saturated"],
+                         ["local_link_integrity_errors"])
+        self.assertGreaterEqual(
+            ports[("spine00", 2)]["counters"]["port_xmit_data"],
+            123456789012345)
+        d = ports[("leaf002", 1)]["counters"]
+        self.assertEqual(d["port_malformed_packet_errors"], 9)
+        self.assertEqual(d["port_neighbor_mtu_discards"], 11)
+        self.assertEqual(ports[("leaf001", 1)]["saturated"], [])
+        # 4 MADs per port with --details
+        nodes = len(doc["nodes"])
+        self.assertEqual(doc["sweep"]["mads"], nodes + 4 * len(ports))
+        # without --details those counters are not asked
+        plain, _ = ports_by_desc(once(self.sim))
+        self.assertNotIn("port_malformed_packet_errors",
+                         plain[("leaf002", 1)]["counters"])
+        # the text summary names the errors and the saturation
+        text = fabric(self.sim, "--once").stdout
+        self.assertIn("symbol_error=42", text)
+        self.assertIn("link_downed=255(saturated)", text)
+
+    def test_reset_after_read(self):
+        self.sim.console('PerformanceSet "leaf001"[1] '
+                         'PortCounters.SymbolErrorCounter=5')
+        ports, _ = ports_by_desc(once(self.sim, "--reset"))
+        self.assertEqual(ports[("leaf001", 1)]["counters"]["symbol_error"], 5)
+        lids = self.sim.lids()
+        self.assertEqual(self.sim.perfquery(lids["leaf001"], 1)
+                         ["symbol_error"], 0)
+        ports, _ = ports_by_desc(once(self.sim))
+        self.assertEqual(ports[("leaf001", 1)]["counters"]["symbol_error"], 0)
+
+    def test_narrow_link_degraded(self):
+        lids = self.sim.lids()
+        # h00001's port set to 1X: the link retrains at 1X; leaf000's end
+        # stays enabled for 4X: the classic 4X cable trained at 1X
+        self.sim.run(["ibportstate", str(lids["h00001"]), "1", "width", "1"],
+                     check=True)
+        doc = once(self.sim)
+        ports, _ = ports_by_desc(doc)
+        sw = ports[("leaf000", 2)]
+        self.assertEqual(sw["width_active"], "1X")
+        self.assertIn("4X", sw["width_enabled"])
+        self.assertTrue(sw["degraded"])
+        self.assertEqual(sw["degraded_reason"], "width 1X of 4X enabled")
+        self.assertFalse(ports[("h00001", 1)]["degraded"])
+        self.assertFalse(ports[("leaf000", 1)]["degraded"])
+        self.assertEqual(sw["rate_gbps"], 2.5)
+        text = fabric(self.sim, "--once").stdout
+        self.assertIn("degraded leaf000", text)
+
+    def test_inter_switch_link_down(self):
+        out = self.sim.console('Unlink "spine01"[2]')
+        self.assertNotIn("#", out.replace("# ibpulse", ""))
+        doc = once(self.sim)
+        ports, _ = ports_by_desc(doc)
+        sp = ports[("spine01", 2)]
+        self.assertEqual(sp["state"], "DOWN")
+        self.assertIsNone(sp["remote"])
+        leaf = ports[("leaf001", self.PER_LEAF + 2)]
+        self.assertEqual(leaf["state"], "DOWN")
+        self.assertIsNone(leaf["remote"])
+        want = len(net_links(self.LEAVES, self.PER_LEAF, self.SPINES)) - 1
+        self.assertEqual(doc["discovery"]["links"], want)
+        # a down switch port's counters are still read (LinkDowned...)
+        self.assertTrue(sp["read"])
+
+    def test_lid_gone_mid_run(self):
+        p = self.sim.popen([PROBE, "fabric", "--json", "--sweeps", "3",
+                            "--interval", "1", "--timeout", "50",
+                            "--retries", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        docs = []
+        try:
+            docs.append(json.loads(p.stdout.readline()))
+            self.sim.console('Unlink "h00004"[1]')
+            for _ in range(2):
+                docs.append(json.loads(p.stdout.readline()))
+            p.wait(60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        self.assertEqual(p.returncode, 0, p.stderr.read())
+        first, second, third = docs
+        self.assertEqual(first["sweep"]["ports_failed"], 0)
+        # the second sweep still has the old picture: h00004 stopped
+        # answering, costs its timeout once and is named unread
+        unread = {(u["description"], u["port"]): u["error"]
+                  for u in second["unread"]}
+        self.assertIn(("h00004", 1), unread)
+        self.assertIn("timeout", unread[("h00004", 1)])
+        self.assertEqual(second["sweep"]["dead_lids"], 1)
+        self.assertLess(second["sweep"]["seconds"], 2.0)
+        # the third cycle rediscovered: the host is gone, its leaf port down
+        self.assertGreater(third["discovery"]["at"],
+                           second["discovery"]["at"])
+        _, nodes = ports_by_desc(third)
+        self.assertNotIn("h00004", nodes)
+        ports, _ = ports_by_desc(third)
+        self.assertEqual(ports[("leaf002", 1)]["state"], "DOWN")
+        self.assertEqual(third["unread"], [])
+
+
+class Loss(unittest.TestCase):
+    LEAVES, PER_LEAF, SPINES = 4, 4, 2
+
+    def setUp(self):
+        self.sim = make_sim(self.LEAVES, self.PER_LEAF, self.SPINES).start()
+
+    def tearDown(self):
+        self.sim.stop()
+
+    def switches(self):
+        return ([gen_fattree.leaf(i) for i in range(self.LEAVES)] +
+                [gen_fattree.spine(i) for i in range(self.SPINES)])
+
+    def test_ten_percent_loss(self):
+        for sw in self.switches():
+            # rate 2 on every port of every switch: about 10% of MADs lost
+            self.sim.console('Error "%s" 2' % sw)
+        doc = once(self.sim, "--retries", "6")
+        s = doc["sweep"]
+        total = self.LEAVES * (self.PER_LEAF + self.SPINES) + \
+            self.SPINES * self.LEAVES + self.LEAVES * self.PER_LEAF
+        self.assertEqual(doc["discovery"]["ports"], total)
+        self.assertGreater(s["retries"], 0)
+        loss = s["retries"] / s["mads"]
+        self.assertGreater(loss, 0.02, s)
+        self.assertLess(loss, 0.4, s)
+        self.assertEqual(s["ports_read"], total, doc["unread"])
+        self.assertEqual(doc["unread"], [])
+
+    def test_leaf_stops_answering(self):
+        first = once(self.sim)
+        self.assertEqual(first["sweep"]["ports_failed"], 0)
+        p = self.sim.popen([PROBE, "fabric", "--json", "--sweeps", "2",
+                            "--interval", "1", "--timeout", "100",
+                            "--retries", "2", "--rediscover", "3600"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        try:
+            json.loads(p.stdout.readline())
+            # leaf003 drops everything from now on: it and its hosts are
+            # out of reach, the rest of the fabric is not
+            self.sim.console('Error "leaf003" 100')
+            doc = json.loads(p.stdout.readline())
+            p.wait(60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        s = doc["sweep"]
+        gone = {(u["description"], u["port"]) for u in doc["unread"]}
+        want = {("leaf003", i + 1) for i in
+                range(self.PER_LEAF + self.SPINES)}
+        want |= {(gen_fattree.host(3 * self.PER_LEAF + h), 1)
+                 for h in range(self.PER_LEAF)}
+        self.assertEqual(gone, want)
+        for u in doc["unread"]:
+            self.assertRegex(u["error"], "timeout|stopped answering")
+        self.assertEqual(s["dead_lids"], 1 + self.PER_LEAF)
+        self.assertEqual(s["ports_failed"], len(want))
+        # the leaf cost its timeout x tries once, not once per port:
+        # 3 tries x 100 ms, with room for a loaded machine
+        self.assertLess(s["seconds"], 1.5, s)
+        self.assertGreater(s["unreachable"], 0)
+
+
+class Cli(unittest.TestCase):
+    def run_probe(self, *args, env=None):
+        return subprocess.run([PROBE, "fabric", *args], capture_output=True,
+                              text=True, timeout=60, env=env)
+
+    def test_help(self):
+        p = self.run_probe("--help")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("--once", p.stdout)
+        self.assertIn("window", p.stdout)
+        self.assertIn("RoCE", p.stdout)
+        top = subprocess.run([PROBE, "--help"], capture_output=True,
+                             text=True, timeout=60)
+        self.assertIn("fabric [--once]", top.stdout)
+
+    def test_bad_flags(self):
+        p = self.run_probe("--window", "0")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("window", p.stderr)
+        self.assertIn("4096", p.stderr)
+        p = self.run_probe("--frobnicate")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--frobnicate", p.stderr)
+        p = self.run_probe("--set", "nosuch=1")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("nosuch", p.stderr)
+        p = self.run_probe("--timeout", "abc")
+        self.assertEqual(p.returncode, 2)
+        p = self.run_probe("--sweeps", "0")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--sweeps", p.stderr)
+        p = self.run_probe("extra")
+        self.assertEqual(p.returncode, 2)
+
+    def test_print_config(self):
+        p = self.run_probe("--print-config", "--window", "128")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("[fabric]", p.stdout)
+        self.assertIn("window = 128", p.stdout)
+        self.assertIn("retries = 3", p.stdout)
+
+    def test_no_infiniband_port(self):
+        # no simulator preloaded and (here) no RDMA hardware
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)
+        p = self.run_probe("--once", "--ca", "nosuchca0", env=env)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no InfiniBand port nosuchca0", p.stderr)
+
+
+SCENARIOS = {"discovery": Discovery, "faults": Faults, "loss": Loss,
+             "cli": Cli}
+
+
+def main():
+    global PROBE
+    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
+        sys.exit(__doc__)
+    PROBE = os.path.abspath(sys.argv[1])
+    simfabric.need_tools()
+    simfabric.in_private_netns()
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(
+        SCENARIOS[sys.argv[2]])
+    r = unittest.TextTestRunner(verbosity=2).run(suite)
+    sys.exit(0 if r.wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    main()
