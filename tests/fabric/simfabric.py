@@ -205,11 +205,13 @@ class Sim:
             raise RuntimeError("opensm -o exited %d (see %s)" %
                                (p.returncode, log))
 
-    def opensm_background(self, timeout=120):
-        """opensm serving SA queries (ibqueryerrors needs them)."""
+    def opensm_background(self, timeout=120, args=()):
+        """opensm serving SA queries (ibqueryerrors needs them); -d2
+        flushes its log after each line, where SUBNET UP is looked for."""
         env = self.env(OSM_TMP_DIR=self.dir, OSM_CACHE_DIR=self.dir)
         log = os.path.join(self.dir, "opensm-bg.log")
-        self.sm = subprocess.Popen(["opensm", "-f", log], env=env,
+        self.sm = subprocess.Popen(["opensm", "-d2", *args, "-f", log],
+                                   env=env,
                                    cwd=self.dir, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         end = time.monotonic() + timeout
