@@ -70,10 +70,10 @@ class Bench:
         return time.monotonic() - t0, p
 
     # ------------------------------------------------------------ tools
-    def ibpulse_sweep(self):
+    def ibpulse_sweep(self, *extra):
         """Steady-state sweeps from the loop's JSON lines, and its RSS."""
         argv = [self.probe, "fabric", "--json", "--interval", "1",
-                "--sweeps", str(self.reps + 1)]
+                "--sweeps", str(self.reps + 1), *extra]
         err = open(os.path.join(self.sim.dir, "ibpulse-loop.err"), "w+")
         p = subprocess.Popen(argv, env=self.env(), cwd=self.sim.dir,
                              stdout=subprocess.PIPE, stderr=err, text=True)
@@ -88,6 +88,8 @@ class Bench:
         return {
             "sweeps": steady,
             "seconds": med([s["seconds"] for s in steady]),
+            "seconds_min": min(s["seconds"] for s in steady),
+            "seconds_max": max(s["seconds"] for s in steady),
             "cpu_seconds": med([s["cpu_seconds"] for s in steady]),
             "mads": med([s["mads"] for s in steady]),
             "retries": med([s["retries"] for s in steady]),
@@ -114,7 +116,7 @@ class Bench:
 
     def ibqueryerrors(self, flags):
         """Wall time; ports checked, minus the PMA queries that failed."""
-        walls, read, failed, exits, stderr = [], [], [], 0, []
+        walls, read, failed, exits, stderr = [], [], [], [], []
         for _ in range(self.reps):
             wall, p = self.timed(["ibqueryerrors", *flags])
             walls.append(wall)
@@ -124,11 +126,11 @@ class Bench:
                                  r"([^,]*),.*? port (\d+)", p.stderr))
             read.append(max(0, (int(m.group(1)) if m else 0) - len(bad)))
             failed.append(len(re.findall(r"query failed", p.stderr)))
-            exits += p.returncode != 0
+            exits.append(p.returncode)
             stderr.append(p.stderr[-400:])
         return {"seconds": med(walls), "ports_read": min(read),
                 "ports_read_max": max(read), "failed_queries": max(failed),
-                "nonzero_exits": exits, "stderr_tails": stderr}
+                "exit_codes": exits, "stderr_tails": stderr}
 
     def perfquery_per_switch(self, switches):
         walls, read, fails = [], [], []
@@ -190,6 +192,8 @@ def run_size(hosts, args):
             r = {"fabric": "%d hosts, %d switches" % (hosts, leaves + spines),
                  "condition": cond}
             r["ibpulse_sweep"] = b.ibpulse_sweep()
+            if cond == "loss":
+                r["ibpulse_sweep_r6"] = b.ibpulse_sweep("--retries", "6")
             r["ibpulse_once"] = b.ibpulse_once()
             r["ibqueryerrors"] = b.ibqueryerrors([])
             r["ibqueryerrors_guilbaults"] = b.ibqueryerrors(
@@ -212,6 +216,7 @@ def table(rows, delay_us):
     out = ["| fabric | condition | method | seconds (median) | ports read "
            "| notes |", "|---|---|---|---|---|---|"]
     names = [("ibpulse_sweep", "ibpulse sweep (loop)"),
+             ("ibpulse_sweep_r6", "ibpulse sweep, --retries 6"),
              ("ibpulse_once", "ibpulse --once (discovery + sweep)"),
              ("ibqueryerrors", "ibqueryerrors"),
              ("ibqueryerrors_guilbaults", "ibqueryerrors, guilbaults' flags"),
@@ -220,6 +225,8 @@ def table(rows, delay_us):
         cond = r["condition"] if r["condition"] != "delay" else \
             "%d us per MAD" % delay_us
         for key, label in names:
+            if key not in r:
+                continue
             v = r[key]
             if "error" in v:
                 out.append("| %s | %s | %s | - | - | %s |" %
@@ -229,9 +236,11 @@ def table(rows, delay_us):
             ports = "%d" % v["ports_read"] + (" / %d" % total if total
                                               else "")
             notes = []
-            if key == "ibpulse_sweep":
-                notes.append("%d MADs, %d retries, CPU %s s, RSS %.1f MiB"
-                             % (v["mads"], v["retries"],
+            if key.startswith("ibpulse_sweep"):
+                notes.append("range %s-%s s; %d MADs, %d retries; CPU %s s "
+                             "per sweep; RSS %.1f MiB"
+                             % (fmt(v["seconds_min"]), fmt(v["seconds_max"]),
+                                v["mads"], v["retries"],
                                 fmt(v["cpu_seconds"]), v["rss_kb"] / 1024))
             if key.startswith("ibqueryerrors"):
                 if v["ports_read_max"] != v["ports_read"]:
@@ -239,9 +248,11 @@ def table(rows, delay_us):
                 if v["failed_queries"]:
                     notes.append("up to %d PMA queries failed"
                                  % v["failed_queries"])
-                if v["nonzero_exits"]:
-                    notes.append("exit status non-zero in %d of %d runs" %
-                                 (v["nonzero_exits"], len(v["stderr_tails"])))
+                bad = [c for c in v["exit_codes"] if c]
+                if bad:
+                    notes.append("exit status %s in %d of %d runs" % (
+                        "/".join(str(c) for c in sorted(set(bad))),
+                        len(bad), len(v["exit_codes"])))
             if key == "perfquery_per_switch" and v["failed_switches"]:
                 notes.append("%d switches failed" % v["failed_switches"])
             out.append("| %s | %s | %s | %s | %s | %s |" %

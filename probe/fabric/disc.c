@@ -322,7 +322,10 @@ int fabric_disc_run(const char *ca, unsigned port,
 	struct fabric_net more;
 	int ret;
 
+	/* a discovery that failed outright (its first SMP lost) is retried */
 	ret = disc_once(ca, port, s, out);
+	for (unsigned r = 1; ret == -EIO && r < DISC_TRIES; r++)
+		ret = disc_once(ca, port, s, out);
 	/*
 	 * The kernel resends a lost SMP (libibnetdisc passes its retries to
 	 * umad_send); where nothing does (the simulator's umad2sim), a

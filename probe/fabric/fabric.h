@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "conf.h"
 #include "pma.h"
@@ -149,11 +150,11 @@ const struct fabric_sweep_stats *fabric_last_sweep(const struct fabric *f);
 bool fabric_rediscover_due(const struct fabric *f, double now_mono);
 
 /*
- * fabric_json() - the picture and the last sweep as JSON text (caller
- * frees *@out): the shape `ibpulse-probe fabric --once --json` prints
- * (docs/fabric.md). Returns 0 or -ENOMEM.
+ * fabric_json_write() - the picture and the last sweep as one line of
+ * JSON to @out: the shape `ibpulse-probe fabric --once --json` prints
+ * (docs/fabric.md). Returns 0, -ENOMEM or -EIO.
  */
-int fabric_json(const struct fabric *f, char **out);
+int fabric_json_write(const struct fabric *f, FILE *out);
 
 /* Lanes of a LinkWidth bit (1, 2, 4, 8, 12); 0 for none or several. */
 unsigned fabric_width_lanes(unsigned width_bit);

@@ -214,24 +214,15 @@ static void print_summary(const struct fabric *f)
 
 static int emit(const struct fabric *f, const struct fopts *o)
 {
-	char *text = NULL;
-	int ret;
+	int ret = 0;
 
-	if (!o->json) {
+	if (o->json)
+		ret = fabric_json_write(f, stdout);
+	else
 		print_summary(f);
-		return fflush(stdout) ? -EIO : 0;
-	}
-	ret = fabric_json(f, &text);
-	if (!ret && !o->once) {
-		/* one document per line in the loop */
-		for (char *c = text; *c; c++)
-			if (*c == '\n')
-				*c = ' ';
-	}
-	if (!ret)
-		printf("%s\n", text);
-	free(text);
-	return ret ? ret : fflush(stdout) ? -EIO : 0;
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	return ret;
 }
 
 static void sleep_until(double when)

@@ -6,7 +6,9 @@
  * counters under their sysfs names (raw, as PerfMgt returns them:
  * port_xmit_data in 4-octet words) with the saturated ones listed. Ports
  * that could not be read say why, and are listed again under "unread".
- * The shape is documented in docs/fabric.md.
+ * The shape is documented in docs/fabric.md. The document is written as
+ * it is built, one node at a time, so a large fabric costs the memory of
+ * one node's JSON, not of the whole tree.
  */
 #include "fabric_int.h"
 
@@ -15,6 +17,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -236,22 +239,13 @@ static json_t *enc_sweep(const struct fabric *f)
 		s->link_downed_moved);
 }
 
-int fabric_json(const struct fabric *f, char **out)
+/* The document's head: everything but "nodes" and "unread". */
+static json_t *enc_head(const struct fabric *f)
 {
 	const struct fabric_net *net = &f->net;
-	json_t *nodes = json_array(), *unread = json_array(), *root;
 
-	for (size_t i = 0; nodes && unread && i < net->n_nodes; i++) {
-		json_t *n = enc_node(net, &net->nodes[i], unread);
-
-		if (!n || json_array_append_new(nodes, n)) {
-			json_decref(nodes);
-			nodes = NULL;
-		}
-	}
-	root = json_pack(
-		"{s:i,s:s,s:i,s:{s:f,s:f,s:i,s:o,s:i,s:i,s:i,s:i,s:i},s:o,s:o,"
-		"s:o}",
+	return json_pack(
+		"{s:i,s:s,s:i,s:{s:f,s:f,s:i,s:o,s:i,s:i,s:i,s:i,s:i},s:o}",
 		"version", 1, "ca", f->ca, "port", (json_int_t)f->port,
 		"discovery", "at", net->discovered_at, "seconds",
 		net->discover_seconds, "mads", (json_int_t)net->discover_mads,
@@ -259,11 +253,55 @@ int fabric_json(const struct fabric *f, char **out)
 		(json_int_t)net->n_nodes, "switches",
 		(json_int_t)net->n_switches, "cas", (json_int_t)net->n_cas,
 		"ports", (json_int_t)net->n_ports, "links",
-		(json_int_t)net->n_links, "sweep", enc_sweep(f), "nodes", nodes,
-		"unread", unread);
-	if (!root)
+		(json_int_t)net->n_links, "sweep", enc_sweep(f));
+}
+
+/* @o as compact JSON to @out; 0 or -ENOMEM / -EIO. */
+static int dump(json_t *o, FILE *out, bool strip_close)
+{
+	char *text =
+		o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	size_t len;
+	int ret = 0;
+
+	if (!text)
 		return -ENOMEM;
-	*out = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return *out ? 0 : -ENOMEM;
+	len = strlen(text);
+	if (strip_close && len)
+		len--; /* leave the object open for what follows */
+	if (fwrite(text, 1, len, out) != len)
+		ret = -EIO;
+	free(text);
+	return ret;
+}
+
+int fabric_json_write(const struct fabric *f, FILE *out)
+{
+	const struct fabric_net *net = &f->net;
+	json_t *head = enc_head(f), *unread = json_array();
+	int ret = head && unread ? 0 : -ENOMEM;
+
+	/* streamed node by node: memory for one node, not the fabric */
+	if (!ret)
+		ret = dump(head, out, true);
+	if (!ret && fputs(",\"nodes\":[", out) == EOF)
+		ret = -EIO;
+	for (size_t i = 0; !ret && i < net->n_nodes; i++) {
+		json_t *n = enc_node(net, &net->nodes[i], unread);
+
+		if (i && fputc(',', out) == EOF)
+			ret = -EIO;
+		if (!ret)
+			ret = dump(n, out, false);
+		json_decref(n);
+	}
+	if (!ret && fputs("],\"unread\":", out) == EOF)
+		ret = -EIO;
+	if (!ret)
+		ret = dump(unread, out, false);
+	if (!ret && fputs("}\n", out) == EOF)
+		ret = -EIO;
+	json_decref(head);
+	json_decref(unread);
+	return ret;
 }
