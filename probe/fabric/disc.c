@@ -19,7 +19,7 @@
 #include "log.h"
 
 /* Discoveries merged at most, when SMPs went missing. */
-#define DISC_TRIES 6
+#define DISC_TRIES 10
 
 /* PortInfo:CapabilityMask IsExtendedSpeedsSupported (IBA 14.2.5.6). */
 #define PORT_CAP_EXT_SPEEDS (1u << 14)
