@@ -102,6 +102,8 @@ struct store {
 	struct map *names;	/* interned counter names */
 	size_t n_series;	/* cached series, all ports */
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
+
+	struct store_fabric *fabric; /* store_fabric.c */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

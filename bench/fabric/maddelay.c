@@ -66,8 +66,8 @@ static void init(void)
 	next_read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
 	next_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT,
 								  "write");
-	next_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT,
-								 "poll");
+	next_poll =
+		(int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
 	next_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
 	d = getenv("IBPULSE_MAD_DELAY_US");
 	delay_ns = d ? strtoull(d, NULL, 10) * 1000ull : 0;
@@ -206,13 +206,15 @@ static int poll_umad(struct pollfd *p, int timeout)
 			return 0;
 		}
 		if (due != UINT64_MAX) {
-			/* later answers are due later still: sleep to this one */
+			/* later answers are due later still: sleep to this one
+			 */
 			sleep_ns((due < end ? due : end) - now);
 		} else {
 			struct pollfd w = *p;
 			uint64_t left = end - now;
-			int ms = end == UINT64_MAX ? -1
-						   : (int)((left + 999999) / 1000000);
+			int ms = end == UINT64_MAX
+					 ? -1
+					 : (int)((left + 999999) / 1000000);
 
 			if (next_poll(&w, 1, ms) < 0)
 				return -1;

@@ -42,6 +42,11 @@ struct fabric_settings {
 	int details;	      /* also PortRcvErrorDetails, XmitDiscardDetails */
 	int reset;	      /* reset the counters after reading them */
 	char *log_level;
+	/* pushing to the collector (fabric_push.h) */
+	char *collector_url; /* NULL: print only */
+	char *token_file, *ca_file, *host;
+	double connect_timeout, push_timeout;
+	long long chunk_ports; /* ports per report */
 };
 
 extern const struct conf_opt fabric_conf_opts[];
@@ -155,6 +160,18 @@ bool fabric_rediscover_due(const struct fabric *f, double now_mono);
  * (docs/fabric.md). Returns 0, -ENOMEM or -EIO.
  */
 int fabric_json_write(const struct fabric *f, FILE *out);
+
+struct report_fabric;
+
+/*
+ * fabric_report_chunks() / fabric_report_chunk() - the picture as report
+ * fabric sections (common/report_fabric.h) of at most @max_ports ports
+ * each (a node is never split): how many, and chunk @chunk of them into
+ * *@out (caller frees with report_fabric_free). 0 or -ENOMEM.
+ */
+size_t fabric_report_chunks(const struct fabric *f, size_t max_ports);
+int fabric_report_chunk(const struct fabric *f, size_t max_ports, size_t chunk,
+			struct report_fabric **out);
 
 /* Lanes of a LinkWidth bit (1, 2, 4, 8, 12); 0 for none or several. */
 unsigned fabric_width_lanes(unsigned width_bit);

@@ -14,6 +14,8 @@ int fabric_cmd(int argc, char **argv);
 	"fabric [--once] [--json] [--ca NAME] [--port N] [--window N] "        \
 	"[--per-node N] [--timeout MS] [--retries N] [--interval SEC] "        \
 	"[--rediscover SEC] [--smps N] [--details] [--reset] [--sweeps N] "    \
+	"[--collector URL] [--token-file FILE] [--ca-file FILE] [--host "      \
+	"NAME] "                                                               \
 	"[--set KEY=VALUE] [--print-config] [--log-level LEVEL]"
 
 #endif

@@ -3,10 +3,11 @@
  * `ibpulse-probe fabric` (fabric_cli.h): flags onto the [fabric] settings
  * table (fconf.c), then one discovery and one sweep (--once) or the
  * poller's loop: rediscover when due, sweep every interval, until SIGINT
- * or SIGTERM (or --sweeps N). --json prints the picture (fabric_json())
- * after each sweep, one document per line in the loop; otherwise a
- * summary in the manner of ibqueryerrors: what could not be read,
- * degraded links, ports with errors.
+ * or SIGTERM (or --sweeps N). --json prints the picture
+ * (fabric_json_write()) after each sweep, one document per line; otherwise
+ * a summary in the manner of ibqueryerrors: what could not be read,
+ * degraded links, ports with errors. With --collector each sweep is also
+ * pushed (fabric_push.h); the summary is then left out.
  */
 #include "fabric_cli.h"
 
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "fabric_int.h"
+#include "fabric_push.h"
 #include "log.h"
 
 #define EXIT_USAGE 2
@@ -109,12 +111,22 @@ static int parse_args(struct fopts *o, int argc, char **argv)
 		{"details", no_argument, NULL, 10},
 		{"reset", no_argument, NULL, 11},
 		{"log-level", required_argument, NULL, 12},
+		{"collector", required_argument, NULL, 13},
+		{"token-file", required_argument, NULL, 14},
+		{"ca-file", required_argument, NULL, 15},
+		{"host", required_argument, NULL, 16},
 		{0},
 	};
 	static const char *const keys[] = {
-		NULL,	   "ca",      "port",	   "window",	 "per_node",
-		"timeout", "retries", "interval",  "rediscover", "smps",
-		"details", "reset",   "log_level",
+		NULL,	      "ca",
+		"port",	      "window",
+		"per_node",   "timeout",
+		"retries",    "interval",
+		"rediscover", "smps",
+		"details",    "reset",
+		"log_level",  "collector_url",
+		"token_file", "ca_file",
+		"host",
 	};
 	int opt, ret = 0;
 
@@ -135,7 +147,8 @@ static int parse_args(struct fopts *o, int argc, char **argv)
 			 eq != optarg) {
 			*eq = '\0';
 			ret = set_kv(o, optarg, eq + 1);
-		} else if (opt >= 1 && opt <= 12)
+		} else if (opt >= 1 &&
+			   opt < (int)(sizeof(keys) / sizeof(*keys)))
 			ret = set_kv(o, keys[opt],
 				     opt == 10 || opt == 11 ? "true" : optarg);
 		else {
@@ -241,7 +254,8 @@ static void sleep_until(double when)
 	}
 }
 
-static int run(struct fabric *f, const struct fopts *o)
+static int run(struct fabric *f, const struct fopts *o,
+	       struct fabric_push *push)
 {
 	long long done = 0;
 	int ret = 0;
@@ -257,7 +271,9 @@ static int run(struct fabric *f, const struct fopts *o)
 		ret = fabric_sweep(f, &fabric_stop);
 		if (ret == -ECANCELED)
 			return 0;
-		if (!ret)
+		if (!ret && push && fabric_push_send(push, f) && o->once)
+			ret = -EIO; /* --once: the one push failed (logged) */
+		if (!ret && (!push || o->json))
 			ret = emit(f, o);
 		if (ret || o->once || (o->sweeps && ++done >= o->sweeps))
 			return ret;
@@ -270,6 +286,7 @@ int fabric_cmd(int argc, char **argv)
 {
 	struct fopts o = {0};
 	struct sigaction sa = {.sa_handler = on_stop};
+	struct fabric_push *push = NULL;
 	struct fabric *f = NULL;
 	enum log_level lvl;
 	char err[512];
@@ -298,17 +315,21 @@ int fabric_cmd(int argc, char **argv)
 		conf_free(fabric_conf_opts, &o.s);
 		return EXIT_SUCCESS;
 	}
-	ret = fabric_open(&o.s, &f, err, sizeof(err));
+	ret = o.s.collector_url ? fabric_push_new(&o.s, &push, err, sizeof(err))
+				: 0;
+	if (!ret)
+		ret = fabric_open(&o.s, &f, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, PROG ": %s\n", err);
 	} else {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		ret = run(f, &o);
+		ret = run(f, &o, push);
 		if (ret)
 			fprintf(stderr, PROG ": %s\n", strerror(-ret));
 	}
 	fabric_close(f);
+	fabric_push_free(push);
 	conf_free(fabric_conf_opts, &o.s);
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -41,5 +41,20 @@ const struct conf_opt fabric_conf_opts[] = {
 	    "zero each port's error counters after reading them (a PerfMgt "
 	    "Set; other tools then see zeros)"),
 	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
+	OPT(collector_url, CONF_STR, NULL, 0, 0,
+	    "collector report URL; unset: print only (--once, the loop)"),
+	OPT(token_file, CONF_STR, NULL, 0, 0,
+	    "file holding this host's bearer token"),
+	OPT(ca_file, CONF_STR, NULL, 0, 0,
+	    "CA bundle to verify the collector; unset: the system CA store"),
+	OPT(host, CONF_STR, NULL, 0, 0,
+	    "host name the reports carry; unset: gethostname()"),
+	OPT(connect_timeout, CONF_DOUBLE, "5", 0.1, 300,
+	    "seconds to establish the connection"),
+	OPT(push_timeout, CONF_DOUBLE, "20", 0.1, 3600,
+	    "seconds for one report's push"),
+	OPT(chunk_ports, CONF_INT, "2000", 1, 100000,
+	    "ports per report (about 700 bytes each; keep under the "
+	    "collector's max_body_bytes)"),
 	{0},
 };

@@ -73,14 +73,18 @@ def in_private_netns(argv=None):
     """Re-exec this program in a network namespace of its own, once.
 
     As root `unshare -n`; otherwise a user namespace too (`unshare -rn`).
+    Its loopback is brought up (iproute2).
     """
     if os.environ.get(NETNS_MARK) == "1":
         return
     argv = argv or [sys.executable] + sys.argv
     env = dict(os.environ, **{NETNS_MARK: "1"})
     flags = ["-n"] if os.geteuid() == 0 else ["-r", "-n"]
+    # loopback up: collectors and exporters of the tests listen there
+    up = 'ip link set lo up && exec "$0" "$@"'
     try:
-        rc = subprocess.call(["unshare", *flags, "--", *argv], env=env)
+        rc = subprocess.call(["unshare", *flags, "--", "sh", "-c", up,
+                              *argv], env=env)
     except FileNotFoundError:
         sys.exit("unshare (util-linux) is missing")
     sys.exit(rc)

@@ -20,14 +20,21 @@ in parallel:
   loss       about 10% of MADs dropped on every switch: the sweep completes
              with retries and reads every port; a leaf that stops answering
              costs its timeout once and is reported with what it cost
+  collector  the poller pushing into the real collector (reports with a
+             fabric section, cut in chunks): every node and port stored
+             once by GUID, counters under their names, a second poller of
+             the same subnet duplicating nothing, bad sections refused
+             with the field named
   cli        --help, bad flags (exit 2 naming the flag and range),
              --print-config, and no InfiniBand port at all (exit 1, a clear
              reason)
 
-usage: test_fabric_sim.py PROBE_BINARY SCENARIO
+usage: test_fabric_sim.py PROBE_BINARY SCENARIO [COLLECTOR SCHEMA_DIR]
 """
+import http.client
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -37,7 +44,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_fattree  # noqa: E402
 import simfabric  # noqa: E402
 
-PROBE = None
+PROBE = COLLECTOR = SCHEMA = None
+POLLERS = ["poller1", "poller2"]
 ERRORS = ["symbol_error", "link_error_recovery", "link_downed",
           "port_rcv_errors", "port_rcv_remote_physical_errors",
           "port_rcv_switch_relay_errors", "port_xmit_discards",
@@ -438,15 +446,175 @@ class Cli(unittest.TestCase):
         self.assertIn("no InfiniBand port nosuchca0", p.stderr)
 
 
+def poller_token(host):
+    return "tok-%s-0123456789abcdef" % host
+
+
+class Collector:
+    """The real collector on 127.0.0.1:0 with a fresh database."""
+
+    def __init__(self, tmp):
+        self.tmp, self.db = tmp, os.path.join(tmp, "ibpulse.db")
+        self.port_file = os.path.join(tmp, "port")
+        self.log = os.path.join(tmp, "collector.log")
+        self.config = os.path.join(tmp, "collector.ini")
+        with open(self.config, "w") as f:
+            f.write("[collector]\nlisten = 127.0.0.1\nport = 0\ndb = %s\n"
+                    "schema_dir = %s\nadmin_token = admin-0123456789abcdef"
+                    "\n[tokens]\n" % (self.db, SCHEMA))
+            for h in POLLERS:
+                f.write("%s = %s\n" % (h, poller_token(h)))
+                with open(os.path.join(tmp, h + ".token"), "w") as t:
+                    t.write(poller_token(h) + "\n")
+                os.chmod(os.path.join(tmp, h + ".token"), 0o600)
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                [COLLECTOR, "serve", "--config", self.config, "--port-file",
+                 self.port_file], stdout=subprocess.DEVNULL, stderr=log)
+        for _ in range(600):
+            if os.path.exists(self.port_file) and open(self.port_file).read():
+                self.port = int(open(self.port_file).read())
+                return
+            if self.proc.poll() is not None:
+                break
+            import time
+            time.sleep(0.05)
+        raise RuntimeError("collector: " + open(self.log).read())
+
+    def url(self):
+        return "http://127.0.0.1:%d/api/v1/report" % self.port
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(30)
+
+    def q(self, sql, *args):
+        con = sqlite3.connect(self.db)
+        try:
+            return con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+
+    def post(self, host, body):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        c.request("POST", "/api/v1/report", body=json.dumps(body),
+                  headers={"Authorization": "Bearer " + poller_token(host),
+                           "Content-Type": "application/json"})
+        r = c.getresponse()
+        return r.status, r.read().decode()
+
+
+class CollectorStore(unittest.TestCase):
+    LEAVES, PER_LEAF, SPINES = 3, 3, 2
+
+    def setUp(self):
+        self.sim = make_sim(self.LEAVES, self.PER_LEAF, self.SPINES).start()
+        self.col = Collector(self.sim.dir)
+
+    def tearDown(self):
+        self.col.stop()
+        self.sim.stop()
+
+    def push(self, host, *extra):
+        return fabric(self.sim, "--once", "--collector", self.col.url(),
+                      "--token-file",
+                      os.path.join(self.sim.dir, host + ".token"),
+                      "--host", host, *extra)
+
+    def test_stored_once_by_guid(self):
+        self.sim.console('PerformanceSet "leaf001"[2] '
+                         'PortCounters.SymbolErrorCounter=42')
+        doc = once(self.sim)
+        nodes = doc["discovery"]["nodes"]
+        ports = doc["discovery"]["ports"]
+        # 5 ports a report: several reports, no node split
+        self.push("poller1", "--set", "chunk_ports=5")
+        q = self.col.q
+        self.assertEqual(q("SELECT count(*) FROM fabric_node")[0][0], nodes)
+        self.assertEqual(q("SELECT count(*) FROM fabric_port")[0][0], ports)
+        self.assertEqual(q("SELECT DISTINCT reporter FROM fabric_node"),
+                         [("poller1",)])
+        (v,), = q("SELECT s.value FROM fabric_series s JOIN fabric_port p "
+                  "ON p.id = s.port_id JOIN fabric_node n ON n.guid = "
+                  "p.node_guid WHERE n.description = 'leaf001' AND p.port "
+                  "= 2 AND s.name = 'symbol_error'")
+        self.assertEqual(v, 42)
+        # the link's other end and the state, as discovered
+        want = {(n["guid"], p["port"]): p for n in doc["nodes"]
+                for p in n["ports"]}
+        for guid, port, state, remote, rport, width in q(
+                "SELECT node_guid, port, state, remote_guid, remote_port, "
+                "width_active FROM fabric_port"):
+            p = want[(guid, port)]
+            self.assertEqual(state, 4)
+            self.assertEqual(remote, p["remote"]["guid"])
+            self.assertEqual(rport, p["remote"]["port"])
+            self.assertEqual(width, 4)
+        series = q("SELECT count(*) FROM fabric_series")[0][0]
+        self.assertGreaterEqual(series, ports * 20)
+        # a second poller of the same subnet: the same rows, its name
+        self.sim.console('PerformanceSet "leaf001"[2] '
+                         'PortCounters.SymbolErrorCounter=50')
+        self.push("poller2")
+        self.assertEqual(q("SELECT count(*) FROM fabric_node")[0][0], nodes)
+        self.assertEqual(q("SELECT count(*) FROM fabric_port")[0][0], ports)
+        self.assertEqual(q("SELECT count(*) FROM fabric_series")[0][0],
+                         series)
+        self.assertEqual(q("SELECT DISTINCT reporter FROM fabric_node"),
+                         [("poller2",)])
+        hist = q("SELECT h.value FROM fabric_sample h JOIN fabric_series s "
+                 "ON s.id = h.series_id JOIN fabric_port p ON p.id = "
+                 "s.port_id JOIN fabric_node n ON n.guid = p.node_guid "
+                 "WHERE n.description = 'leaf001' AND p.port = 2 AND "
+                 "s.name = 'symbol_error' ORDER BY h.ts")
+        self.assertEqual([h[0] for h in hist], [42, 50])
+
+    def test_bad_sections_refused(self):
+        good = {"version": 1, "host": "poller1", "timestamp": 1.0,
+                "devices": [], "fabric": {"nodes": [{
+                    "guid": "0x0000000000abcdef", "type": 2,
+                    "description": "sw", "ports": [{"port": 1, "counters":
+                                                    {"symbol_error": 1}}]}]}}
+        self.assertEqual(self.col.post("poller1", good)[0], 200)
+        cases = [
+            (("guid",), "0xabc", "fabric.nodes[0].guid"),
+            (("type",), 7, "fabric.nodes[0].type"),
+            (("ports", 0, "port"), 300, "fabric.nodes[0].ports[0].port"),
+            (("ports", 0, "counters", "symbol_error"), -1,
+             "fabric.nodes[0].ports[0].counters.symbol_error"),
+        ]
+        for path, value, field in cases:
+            bad = json.loads(json.dumps(good))
+            o = bad["fabric"]["nodes"][0]
+            for k in path[:-1]:
+                o = o[k]
+            o[path[-1]] = value
+            status, text = self.col.post("poller1", bad)
+            self.assertEqual(status, 400, (path, text))
+            self.assertIn(field, text)
+        dup = json.loads(json.dumps(good))
+        dup["fabric"]["nodes"].append(dup["fabric"]["nodes"][0])
+        status, text = self.col.post("poller1", dup)
+        self.assertEqual(status, 400)
+        self.assertIn("duplicate node guid 0x0000000000abcdef", text)
+        # nothing of the refused ones was stored
+        self.assertEqual(self.col.q("SELECT value FROM fabric_series"),
+                         [(1,)])
+
+
 SCENARIOS = {"discovery": Discovery, "faults": Faults, "loss": Loss,
-             "cli": Cli}
+             "cli": Cli, "collector": CollectorStore}
 
 
 def main():
-    global PROBE
-    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
+    global PROBE, COLLECTOR, SCHEMA
+    if len(sys.argv) not in (3, 5) or sys.argv[2] not in SCENARIOS:
         sys.exit(__doc__)
     PROBE = os.path.abspath(sys.argv[1])
+    if len(sys.argv) == 5:
+        COLLECTOR, SCHEMA = map(os.path.abspath, sys.argv[3:5])
+    elif sys.argv[2] == "collector":
+        sys.exit("the collector scenario wants COLLECTOR SCHEMA_DIR")
     simfabric.need_tools()
     simfabric.in_private_netns()
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(
