@@ -5,6 +5,7 @@
  * family keeps port order) groups them as the format requires in O(rows).
  */
 #include "render.h"
+#include "fabric_snap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -323,6 +324,7 @@ int render_metrics(const struct snapshot *sn, const struct render_self *self,
 	render_devices(&e, sn);
 	render_ports(&e, sn);
 	render_counters(&e, sn, &f);
+	fabric_render(&e, sn);
 	results_render(&e, sn->results);
 	render_self_metrics(&e, self, &scratch);
 	ret = expo_finish(&e);

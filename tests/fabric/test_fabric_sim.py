@@ -25,11 +25,18 @@ in parallel:
              once by GUID, counters under their names, a second poller of
              the same subnet duplicating nothing, bad sections refused
              with the field named
+  exporter   the same into the real exporter: switch ports under the port
+             families (symbol errors, saturation, state) with node_guid,
+             node_desc and port labels; ibpulse_link_info joining both
+             ends (a host's HCA by host, device and port); a 4X port at 1X
+             in ibpulse_link_degraded; the shards split it all, nothing
+             twice; promtool passes the body
   cli        --help, bad flags (exit 2 naming the flag and range),
              --print-config, and no InfiniBand port at all (exit 1, a clear
              reason)
 
-usage: test_fabric_sim.py PROBE_BINARY SCENARIO [COLLECTOR SCHEMA_DIR]
+usage: test_fabric_sim.py PROBE_BINARY SCENARIO [COLLECTOR SCHEMA_DIR
+                          [EXPORTER PROMTOOL]]
 """
 import http.client
 import json
@@ -43,9 +50,12 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_fattree  # noqa: E402
 import simfabric  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "exporter"))
+import harness  # noqa: E402  (tests/exporter: the exposition parser)
 
-PROBE = COLLECTOR = SCHEMA = None
-POLLERS = ["poller1", "poller2"]
+PROBE = COLLECTOR = SCHEMA = EXPORTER = PROMTOOL = None
+POLLERS = ["poller1", "poller2", "node00"]
 ERRORS = ["symbol_error", "link_error_recovery", "link_downed",
           "port_rcv_errors", "port_rcv_remote_physical_errors",
           "port_rcv_switch_relay_errors", "port_xmit_discards",
@@ -471,15 +481,11 @@ class Collector:
             self.proc = subprocess.Popen(
                 [COLLECTOR, "serve", "--config", self.config, "--port-file",
                  self.port_file], stdout=subprocess.DEVNULL, stderr=log)
-        for _ in range(600):
-            if os.path.exists(self.port_file) and open(self.port_file).read():
-                self.port = int(open(self.port_file).read())
-                return
-            if self.proc.poll() is not None:
-                break
-            import time
-            time.sleep(0.05)
-        raise RuntimeError("collector: " + open(self.log).read())
+        try:
+            self.port = wait_port_file(self.port_file, self.proc)
+        except RuntimeError as e:
+            raise RuntimeError("collector: %s: %s" %
+                               (e, open(self.log).read()))
 
     def url(self):
         return "http://127.0.0.1:%d/api/v1/report" % self.port
@@ -504,7 +510,24 @@ class Collector:
         return r.status, r.read().decode()
 
 
-class CollectorStore(unittest.TestCase):
+def wait_port_file(path, proc, timeout=60):
+    """The port a server wrote to @path once listening."""
+    import time
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError("%s exited %d" % (proc.args[0],
+                                                 proc.returncode))
+        if os.path.exists(path):
+            text = open(path).read().strip()
+            if text:
+                return int(text)
+        time.sleep(0.05)
+    raise RuntimeError("no port file " + path)
+
+
+class WithCollector(unittest.TestCase):
+    """A simulated subnet, the real collector, and pushes to it."""
     LEAVES, PER_LEAF, SPINES = 3, 3, 2
 
     def setUp(self):
@@ -521,6 +544,8 @@ class CollectorStore(unittest.TestCase):
                       os.path.join(self.sim.dir, host + ".token"),
                       "--host", host, *extra)
 
+
+class CollectorStore(WithCollector):
     def test_stored_once_by_guid(self):
         self.sim.console('PerformanceSet "leaf001"[2] '
                          'PortCounters.SymbolErrorCounter=42')
@@ -602,19 +627,123 @@ class CollectorStore(unittest.TestCase):
                          [(1,)])
 
 
+class ExporterFamilies(WithCollector):
+    LEAVES, PER_LEAF, SPINES = 2, 2, 2
+
+    def setUp(self):
+        super().setUp()
+        pf = os.path.join(self.sim.dir, "exporter.port")
+        self.exp_log = open(os.path.join(self.sim.dir, "exporter.log"), "w")
+        self.exp = subprocess.Popen(
+            [EXPORTER, "--db", self.col.db, "--listen", "127.0.0.1",
+             "--port", "0", "--port-file", pf], stdout=self.exp_log,
+            stderr=subprocess.STDOUT)
+        self.exp_port = wait_port_file(pf, self.exp)
+
+    def tearDown(self):
+        self.exp.terminate()
+        self.exp.wait(30)
+        self.exp_log.close()
+        super().tearDown()
+
+    def scrape(self, query=""):
+        status, _, body = harness.http("http://127.0.0.1:%d/metrics%s" %
+                                       (self.exp_port, query))
+        self.assertEqual(status, 200)
+        return body.decode()
+
+    def test_families(self):
+        c = self.sim.console
+        c('PerformanceSet "leaf001"[2] PortCounters.SymbolErrorCounter=42')
+        c('PerformanceSet "spine01"[1] PortCounters.LinkDownedCounter=255')
+        lids = self.sim.lids()
+        self.sim.run(["ibportstate", str(lids["h00001"]), "1", "width", "1"],
+                     check=True)
+        doc = once(self.sim)
+        guid = {n["description"]: n["guid"] for n in doc["nodes"]}
+        # h00000's HCA as its probe reports it: sysfs's GUID form
+        g = guid["h00000"][2:]
+        sysfs = ":".join(g[i:i + 4] for i in range(0, 16, 4))
+        status, text = self.col.post("node00", {
+            "version": 1, "host": "node00", "timestamp": 1.0,
+            "devices": [{"name": "mlx5_0", "node_guid": sysfs,
+                         "ports": [{"port": 1, "state": 4}]}]})
+        self.assertEqual(status, 200, text)
+        self.push("poller1")
+        body = self.scrape()
+        with open(os.path.join(self.sim.dir, "metrics.txt"), "w") as f:
+            f.write(body)
+        m = harness.parse_samples(body)
+        find = harness.find
+        self.assertEqual(find(m, "ibpulse_port_symbol_error_total",
+                              node_guid=guid["leaf001"], node_desc="leaf001",
+                              port="2"), [42])
+        self.assertEqual(find(m, "ibpulse_port_error_saturated",
+                              node_desc="spine01", port="1",
+                              counter="link_downed"), [1])
+        self.assertEqual(find(m, "ibpulse_port_state_id",
+                              node_desc="leaf000", port="1"), [4])
+        # traffic in bytes, as a host port's
+        self.assertTrue(find(m, "ibpulse_port_data_transmitted_bytes_total",
+                             node_desc="spine00", port="1"))
+        # every switch port, no HCA port (the probes report those)
+        sw_ports = sum(len(n["ports"]) for n in doc["nodes"]
+                       if n["type"] == "switch")
+        states = [k for k in m if k[0] == "ibpulse_port_state_id" and
+                  "node_guid" in dict(k[1])]
+        self.assertEqual(len(states), sw_ports)
+        # links: one sample per end, both ends joined
+        links = [dict(k[1]) for k in m if k[0] == "ibpulse_link_info"]
+        self.assertEqual(len(links), 2 * doc["discovery"]["links"])
+        h0 = [l for l in links if l.get("host") == "node00"]
+        self.assertEqual(h0, [{"host": "node00", "device": "mlx5_0",
+                               "port": "1", "remote_node_guid":
+                               guid["leaf000"], "remote_node_desc":
+                               "leaf000", "remote_port": "1"}])
+        self.assertIn({"node_guid": guid["leaf000"], "node_desc": "leaf000",
+                       "port": "1", "remote_host": "node00",
+                       "remote_device": "mlx5_0", "remote_port": "1"},
+                      links)
+        self.assertEqual(find(m, "ibpulse_link_degraded",
+                              node_desc="leaf000", port="2"), [1])
+        self.assertEqual(find(m, "ibpulse_link_degraded",
+                              node_desc="leaf000", port="1"), [0])
+        self.assertEqual(find(m, "ibpulse_link_width_lanes",
+                              node_desc="leaf000", port="2"), [1])
+        self.assertEqual(find(m, "ibpulse_link_width_enabled_lanes",
+                              node_desc="leaf000", port="2"), [4])
+        self.assertEqual(len(find(
+            m, "ibpulse_fabric_node_last_report_timestamp_seconds",
+            reporter="poller1")), len(doc["nodes"]))
+        ok, out = harness.promtool_check(PROMTOOL, body)
+        self.assertTrue(ok, out)
+        # shards: every fabric sample in exactly one
+        fab = lambda ms: {k for k in ms if k[0].startswith(
+            ("ibpulse_link", "ibpulse_fabric")) or "node_guid" in dict(k[1])}
+        parts = [fab(harness.parse_samples(self.scrape(
+            "?shard=%d&shards=3" % i))) for i in range(3)]
+        self.assertEqual(set().union(*parts), fab(m))
+        self.assertEqual(sum(len(p) for p in parts), len(fab(m)))
+
+
 SCENARIOS = {"discovery": Discovery, "faults": Faults, "loss": Loss,
-             "cli": Cli, "collector": CollectorStore}
+             "cli": Cli, "collector": CollectorStore,
+             "exporter": ExporterFamilies}
 
 
 def main():
-    global PROBE, COLLECTOR, SCHEMA
-    if len(sys.argv) not in (3, 5) or sys.argv[2] not in SCENARIOS:
+    global PROBE, COLLECTOR, SCHEMA, EXPORTER, PROMTOOL
+    if len(sys.argv) not in (3, 5, 7) or sys.argv[2] not in SCENARIOS:
         sys.exit(__doc__)
     PROBE = os.path.abspath(sys.argv[1])
-    if len(sys.argv) == 5:
+    if len(sys.argv) >= 5:
         COLLECTOR, SCHEMA = map(os.path.abspath, sys.argv[3:5])
-    elif sys.argv[2] == "collector":
-        sys.exit("the collector scenario wants COLLECTOR SCHEMA_DIR")
+    if len(sys.argv) == 7:
+        EXPORTER, PROMTOOL = os.path.abspath(sys.argv[5]), sys.argv[6]
+    if sys.argv[2] in ("collector", "exporter") and not COLLECTOR or \
+            sys.argv[2] == "exporter" and not EXPORTER:
+        sys.exit("the %s scenario wants its programs (see usage)" %
+                 sys.argv[2])
     simfabric.need_tools()
     simfabric.in_private_netns()
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(
