@@ -51,6 +51,15 @@ struct fabric_settings {
 
 extern const struct conf_opt fabric_conf_opts[];
 
+/*
+ * fabric_conf_extra() - conf_load()'s handler for the other sections of
+ * probe.ini: [probe] collector_url, token_file, ca_file, host,
+ * connect_timeout, timeout (push_timeout) and log_level are the poller's
+ * too unless [fabric] sets them; the rest is ignored.
+ */
+int fabric_conf_extra(void *obj, const char *section, const char *name,
+		      const char *value, char *err, size_t errlen);
+
 enum fabric_node_type {
 	FABRIC_CA = 1,
 	FABRIC_SWITCH = 2,

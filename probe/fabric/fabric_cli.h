@@ -16,6 +16,7 @@ int fabric_cmd(int argc, char **argv);
 	"[--rediscover SEC] [--smps N] [--details] [--reset] [--sweeps N] "    \
 	"[--collector URL] [--token-file FILE] [--ca-file FILE] [--host "      \
 	"NAME] "                                                               \
-	"[--set KEY=VALUE] [--print-config] [--log-level LEVEL]"
+	"[--config FILE] [--set KEY=VALUE] [--print-config] [--log-level "     \
+	"LEVEL]"
 
 #endif

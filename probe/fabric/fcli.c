@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "config.h"
 
 #include "fabric_int.h"
 #include "fabric_push.h"
@@ -34,10 +37,17 @@ static void on_stop(int sig)
 	fabric_stop = 1;
 }
 
+#define MAX_OVERRIDES 64
+
 struct fopts {
 	struct fabric_settings s;
 	bool once, json, print;
 	long long sweeps; /* 0: forever */
+	const char *config;
+	struct {
+		const char *key, *value;
+	} ov[MAX_OVERRIDES]; /* flags, applied over probe.ini */
+	int n_ov;
 };
 
 static void usage(FILE *f)
@@ -52,6 +62,9 @@ static void usage(FILE *f)
 		"(docs/fabric.md)\n"
 		"  --sweeps N        stop after N sweeps (the loop)\n"
 		"  --print-config    print the [fabric] settings and exit\n"
+		"  --config FILE     probe.ini to read [fabric] (and [probe]'s "
+		"collector,\n                    token, CA file and host) "
+		"from; default: the installed one\n"
 		"  --set KEY=VALUE   any [fabric] key; the flags below are "
 		"shorthands:\n");
 	for (const struct conf_opt *o = fabric_conf_opts; o->name; o++)
@@ -60,6 +73,19 @@ static void usage(FILE *f)
 	fprintf(f, "\nRoCE ports have no subnet manager or PMA path: their "
 		   "counters come from\nsysfs (ibpulse-probe report). See "
 		   "docs/fabric.md.\n");
+}
+
+static int override(struct fopts *o, const char *key, const char *value)
+{
+	if (o->n_ov == MAX_OVERRIDES) {
+		fprintf(stderr,
+			PROG ": at most %d settings on the command line\n",
+			MAX_OVERRIDES);
+		return -E2BIG;
+	}
+	o->ov[o->n_ov].key = key;
+	o->ov[o->n_ov++].value = value;
+	return 0;
 }
 
 static int set_kv(struct fopts *o, const char *key, const char *value)
@@ -115,6 +141,7 @@ static int parse_args(struct fopts *o, int argc, char **argv)
 		{"token-file", required_argument, NULL, 14},
 		{"ca-file", required_argument, NULL, 15},
 		{"host", required_argument, NULL, 16},
+		{"config", required_argument, NULL, 'c'},
 		{0},
 	};
 	static const char *const keys[] = {
@@ -139,6 +166,8 @@ static int parse_args(struct fopts *o, int argc, char **argv)
 			o->json = true;
 		else if (opt == 'P')
 			o->print = true;
+		else if (opt == 'c')
+			o->config = optarg;
 		else if (opt == 'n')
 			ret = parse_sweeps(o, optarg);
 		else if (opt == 'h')
@@ -146,11 +175,12 @@ static int parse_args(struct fopts *o, int argc, char **argv)
 		else if (opt == 's' && (eq = strchr(optarg, '=')) &&
 			 eq != optarg) {
 			*eq = '\0';
-			ret = set_kv(o, optarg, eq + 1);
+			ret = override(o, optarg, eq + 1);
 		} else if (opt >= 1 &&
 			   opt < (int)(sizeof(keys) / sizeof(*keys)))
-			ret = set_kv(o, keys[opt],
-				     opt == 10 || opt == 11 ? "true" : optarg);
+			ret = override(o, keys[opt],
+				       opt == 10 || opt == 11 ? "true"
+							      : optarg);
 		else {
 			fprintf(stderr,
 				PROG ": unknown or incomplete option '%s'\n"
@@ -282,6 +312,27 @@ static int run(struct fabric *f, const struct fopts *o,
 	return 0;
 }
 
+/* probe.ini's [fabric] (--config, else the installed one), then flags. */
+static int load_settings(struct fopts *o)
+{
+	const char *path = o->config;
+	char err[512];
+	int ret = 0;
+
+	if (!path && access(IBPULSE_SYSCONFDIR "/probe.ini", R_OK) == 0)
+		path = IBPULSE_SYSCONFDIR "/probe.ini";
+	if (path)
+		ret = conf_load(fabric_conf_opts, &o->s, path,
+				fabric_conf_extra, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return ret;
+	}
+	for (int i = 0; !ret && i < o->n_ov; i++)
+		ret = set_kv(o, o->ov[i].key, o->ov[i].value);
+	return ret;
+}
+
 int fabric_cmd(int argc, char **argv)
 {
 	struct fopts o = {0};
@@ -295,6 +346,8 @@ int fabric_cmd(int argc, char **argv)
 	if (conf_defaults(fabric_conf_opts, &o.s))
 		return EXIT_FAILURE;
 	ret = parse_args(&o, argc, argv);
+	if (!ret)
+		ret = load_settings(&o);
 	if (ret) {
 		if (ret > 0)
 			usage(stdout);

@@ -7,6 +7,7 @@
 #include "fabric.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #define OPT(name, type, def, min, max, help)                                   \
 	{                                                                      \
@@ -58,3 +59,30 @@ const struct conf_opt fabric_conf_opts[] = {
 	    "collector's max_body_bytes)"),
 	{0},
 };
+
+/*
+ * The rest of probe.ini: where the poller pushes is the probe's own
+ * collector, token, CA and host unless [fabric] says otherwise (it comes
+ * later in the file); every other section belongs to other commands.
+ */
+int fabric_conf_extra(void *obj, const char *section, const char *name,
+		      const char *value, char *err, size_t errlen)
+{
+	static const char *const shared[][2] = {
+		{"collector_url", "collector_url"},
+		{"token_file", "token_file"},
+		{"ca_file", "ca_file"},
+		{"host", "host"},
+		{"connect_timeout", "connect_timeout"},
+		{"timeout", "push_timeout"},
+		{"log_level", "log_level"},
+	};
+
+	if (strcmp(section, "probe"))
+		return 0;
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		if (!strcmp(name, shared[i][0]))
+			return conf_set(fabric_conf_opts, obj, NULL,
+					shared[i][1], value, err, errlen);
+	return 0;
+}

@@ -447,6 +447,38 @@ class Cli(unittest.TestCase):
         self.assertIn("window = 128", p.stdout)
         self.assertIn("retries = 3", p.stdout)
 
+    def test_config_file(self):
+        d = tempfile.mkdtemp(dir=os.environ.get("TMPDIR"))
+        ini = os.path.join(d, "probe.ini")
+        with open(ini, "w") as f:
+            f.write("[probe]\ncollector_url = https://c:8443/api/v1/report\n"
+                    "token_file = /etc/ibpulse/probe.token\n[daemon]\n"
+                    "push_interval = 30\n[labels]\nleaf = leaf03\n"
+                    "[fabric]\nretries = 5\nwindow = 32\n")
+        p = self.run_probe("--print-config", "--config", ini, "--window",
+                           "16")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("retries = 5", p.stdout)
+        self.assertIn("window = 16", p.stdout)  # flags over the file
+        self.assertIn("collector_url = https://c:8443/api/v1/report",
+                      p.stdout)  # [probe]'s, unless [fabric] says
+        self.assertIn("token_file = /etc/ibpulse/probe.token", p.stdout)
+        # the rest of the probe reads the same file, [fabric] included
+        q = subprocess.run([PROBE, "print-config", "--config", ini],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(q.returncode, 0, q.stderr)
+        with open(ini, "a") as f:
+            f.write("timeout = 0\n")
+        p = self.run_probe("--print-config", "--config", ini)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("probe.ini:11: timeout", p.stderr)
+        self.assertIn("[1, 60000]", p.stderr)
+        # the shipped probe.ini: every [fabric] key, all loadable
+        shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               "..", "..", "etc", "probe.ini")
+        p = self.run_probe("--print-config", "--config", shipped)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_no_infiniband_port(self):
         # no simulator preloaded and (here) no RDMA hardware
         env = dict(os.environ)
