@@ -208,7 +208,14 @@ static int end_labels(struct buf *b, const struct fnode *n, int64_t port,
 			ret = expo_label(b, k, n->desc);
 	}
 	snprintf(k, sizeof(k), "%sport", prefix);
-	return ret ? ret : expo_label_int(b, k, port, 0);
+	if (!ret)
+		ret = expo_label_int(b, k, port, 0);
+	if (!ret && *prefix) /* what is at the other end, for the rules */
+		ret = expo_label(b, "remote_type",
+				 n->type == 2	? "switch"
+				 : n->type == 1 ? "ca"
+						: "router");
+	return ret;
 }
 
 static const char *labels_of(struct fabric_snap *f, struct snapshot *sn)

@@ -731,11 +731,16 @@ class ExporterFamilies(WithCollector):
         self.assertEqual(h0, [{"host": "node00", "device": "mlx5_0",
                                "port": "1", "remote_node_guid":
                                guid["leaf000"], "remote_node_desc":
-                               "leaf000", "remote_port": "1"}])
+                               "leaf000", "remote_port": "1",
+                               "remote_type": "switch"}])
         self.assertIn({"node_guid": guid["leaf000"], "node_desc": "leaf000",
                        "port": "1", "remote_host": "node00",
-                       "remote_device": "mlx5_0", "remote_port": "1"},
-                      links)
+                       "remote_device": "mlx5_0", "remote_port": "1",
+                       "remote_type": "ca"}, links)
+        self.assertEqual(
+            sum(l["remote_type"] == "switch" and
+                not l.get("node_desc", "h").startswith("h")
+                for l in links), 2 * self.LEAVES * self.SPINES)
         self.assertEqual(find(m, "ibpulse_link_degraded",
                               node_desc="leaf000", port="2"), [1])
         self.assertEqual(find(m, "ibpulse_link_degraded",
