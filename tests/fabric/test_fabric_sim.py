@@ -30,13 +30,15 @@ in parallel:
              node_desc and port labels; ibpulse_link_info joining both
              ends (a host's HCA by host, device and port); a 4X port at 1X
              in ibpulse_link_degraded; the shards split it all, nothing
-             twice; promtool passes the body
+             twice; promtool passes the body; through a real Prometheus,
+             every fabric panel of the overview dashboard shows data once
+             an inter-switch link is cut and errors rise
   cli        --help, bad flags (exit 2 naming the flag and range),
              --print-config, and no InfiniBand port at all (exit 1, a clear
              reason)
 
 usage: test_fabric_sim.py PROBE_BINARY SCENARIO [COLLECTOR SCHEMA_DIR
-                          [EXPORTER PROMTOOL]]
+                          [EXPORTER PROMTOOL PROMETHEUS]]
 """
 import http.client
 import json
@@ -54,7 +56,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "exporter"))
 import harness  # noqa: E402  (tests/exporter: the exposition parser)
 
-PROBE = COLLECTOR = SCHEMA = EXPORTER = PROMTOOL = None
+PROBE = COLLECTOR = SCHEMA = EXPORTER = PROMTOOL = PROMETHEUS = None
 POLLERS = ["poller1", "poller2", "node00"]
 ERRORS = ["symbol_error", "link_error_recovery", "link_downed",
           "port_rcv_errors", "port_rcv_remote_physical_errors",
@@ -763,20 +765,66 @@ class ExporterFamilies(WithCollector):
         self.assertEqual(sum(len(p) for p in parts), len(fab(m)))
 
 
+    def test_dashboard_panels(self):
+        dash = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "..", "grafana", "dashboards",
+                            "ibpulse-overview.json")
+        fabric_names = ("node_guid", "ibpulse_link", "ibpulse_fabric")
+        panels = [p for p in json.load(open(dash))["panels"]
+                  if any(n in t["expr"] for t in p["targets"]
+                         for n in fabric_names)]
+        self.assertGreaterEqual(len(panels), 6)
+        c = self.sim.console
+        c('PerformanceSet "leaf001"[1] PortCounters.SymbolErrorCounter=5')
+        lids = self.sim.lids()
+        self.sim.run(["ibportstate", str(lids["h00001"]), "1", "width", "1"],
+                     check=True)
+        self.push("poller1")
+        procs = harness.Procs(self.sim.dir)
+        try:
+            prom = harness.start_prometheus(
+                procs, PROMETHEUS, self.sim.dir,
+                [("ibpulse", "127.0.0.1:%d" % self.exp_port, None)])
+            harness.prom_wait_value(
+                prom, 'ibpulse_link_degraded{node_desc="leaf000",port="2"}',
+                1)
+            # an inter-switch link cut, errors rising on a switch port
+            c('Unlink "spine01"[2]')
+            c('PerformanceSet "leaf001"[1] '
+              'PortCounters.SymbolErrorCounter=80')
+            self.push("poller1")
+            harness.prom_wait_value(
+                prom, 'ibpulse_port_symbol_error_total{node_desc="leaf001",'
+                'port="1"}', 80)
+            down = [p for p in panels if p["title"] ==
+                    "Inter-switch links down"][0]["targets"][0]["expr"]
+            # both ends of the cut link: spine01 port 2, leaf001 port 4
+            harness.prom_wait_value(prom, "sum(%s)" % down, 2)
+            # every panel shows something (of a panel's several queries,
+            # receive errors and recoveries stay at zero here)
+            empty = [p["title"] for p in panels if not any(
+                harness.prom_query(prom, t["expr"].replace(
+                    "$__rate_interval", "1m")) for t in p["targets"])]
+            self.assertEqual(empty, [])
+        finally:
+            procs.stop_all()
+
+
 SCENARIOS = {"discovery": Discovery, "faults": Faults, "loss": Loss,
              "cli": Cli, "collector": CollectorStore,
              "exporter": ExporterFamilies}
 
 
 def main():
-    global PROBE, COLLECTOR, SCHEMA, EXPORTER, PROMTOOL
-    if len(sys.argv) not in (3, 5, 7) or sys.argv[2] not in SCENARIOS:
+    global PROBE, COLLECTOR, SCHEMA, EXPORTER, PROMTOOL, PROMETHEUS
+    if len(sys.argv) not in (3, 5, 8) or sys.argv[2] not in SCENARIOS:
         sys.exit(__doc__)
     PROBE = os.path.abspath(sys.argv[1])
     if len(sys.argv) >= 5:
         COLLECTOR, SCHEMA = map(os.path.abspath, sys.argv[3:5])
-    if len(sys.argv) == 7:
-        EXPORTER, PROMTOOL = os.path.abspath(sys.argv[5]), sys.argv[6]
+    if len(sys.argv) == 8:
+        EXPORTER, PROMTOOL, PROMETHEUS = (os.path.abspath(sys.argv[5]),
+                                          sys.argv[6], sys.argv[7])
     if sys.argv[2] in ("collector", "exporter") and not COLLECTOR or \
             sys.argv[2] == "exporter" and not EXPORTER:
         sys.exit("the %s scenario wants its programs (see usage)" %
