@@ -20,6 +20,8 @@ in parallel:
   loss       about 10% of MADs dropped on every switch: the sweep completes
              with retries and reads every port; a leaf that stops answering
              costs its timeout once and is reported with what it cost
+  planner    probes registering without a group label are grouped by the
+             leaf switch their HCA attaches to, as discovered
   collector  the poller pushing into the real collector (reports with a
              fabric section, cut in chunks): every node and port stored
              once by GUID, counters under their names, a second poller of
@@ -57,7 +59,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import harness  # noqa: E402  (tests/exporter: the exposition parser)
 
 PROBE = COLLECTOR = SCHEMA = EXPORTER = PROMTOOL = PROMETHEUS = None
-POLLERS = ["poller1", "poller2", "node00"]
+POLLERS = ["poller1", "poller2", "node00", "node01"]
+ADMIN = "admin-0123456789abcdef"
 ERRORS = ["symbol_error", "link_error_recovery", "link_downed",
           "port_rcv_errors", "port_rcv_remote_physical_errors",
           "port_rcv_switch_relay_errors", "port_xmit_discards",
@@ -497,15 +500,15 @@ def poller_token(host):
 class Collector:
     """The real collector on 127.0.0.1:0 with a fresh database."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, extra=""):
         self.tmp, self.db = tmp, os.path.join(tmp, "ibpulse.db")
         self.port_file = os.path.join(tmp, "port")
         self.log = os.path.join(tmp, "collector.log")
         self.config = os.path.join(tmp, "collector.ini")
         with open(self.config, "w") as f:
             f.write("[collector]\nlisten = 127.0.0.1\nport = 0\ndb = %s\n"
-                    "schema_dir = %s\nadmin_token = admin-0123456789abcdef"
-                    "\n[tokens]\n" % (self.db, SCHEMA))
+                    "schema_dir = %s\nadmin_token = %s\n%s\n[tokens]\n"
+                    % (self.db, SCHEMA, ADMIN, extra))
             for h in POLLERS:
                 f.write("%s = %s\n" % (h, poller_token(h)))
                 with open(os.path.join(tmp, h + ".token"), "w") as t:
@@ -535,10 +538,12 @@ class Collector:
         finally:
             con.close()
 
-    def post(self, host, body):
+    def post(self, host, body, path="/api/v1/report", token=None):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        c.request("POST", "/api/v1/report", body=json.dumps(body),
-                  headers={"Authorization": "Bearer " + poller_token(host),
+        c.request("POST" if body is not None else "GET", path,
+                  body=json.dumps(body) if body is not None else None,
+                  headers={"Authorization": "Bearer " +
+                           (token or poller_token(host)),
                            "Content-Type": "application/json"})
         r = c.getresponse()
         return r.status, r.read().decode()
@@ -564,9 +569,11 @@ class WithCollector(unittest.TestCase):
     """A simulated subnet, the real collector, and pushes to it."""
     LEAVES, PER_LEAF, SPINES = 3, 3, 2
 
+    EXTRA = ""
+
     def setUp(self):
         self.sim = make_sim(self.LEAVES, self.PER_LEAF, self.SPINES).start()
-        self.col = Collector(self.sim.dir)
+        self.col = Collector(self.sim.dir, self.EXTRA)
 
     def tearDown(self):
         self.col.stop()
@@ -659,6 +666,51 @@ class CollectorStore(WithCollector):
         # nothing of the refused ones was stored
         self.assertEqual(self.col.q("SELECT value FROM fabric_series"),
                          [(1,)])
+
+
+def sysfs_guid(guid):
+    """0x0000000000100000 as the kernel prints it: 0000:0000:0010:0000."""
+    g = guid[2:]
+    return ":".join(g[i:i + 4] for i in range(0, 16, 4))
+
+
+class PlannerGroups(WithCollector):
+    """Without a group label, a probe's group is its leaf switch."""
+    EXTRA = ("[planner]\nperiod = 600\nslot_seconds = 1\nduty_cycle = 0.5\n"
+             "full_mesh_below = 16\nreplan_interval = 0\n"
+             "group_label = leaf\n")
+
+    def test_leaf_switch_is_the_group(self):
+        doc = once(self.sim)
+        guid = {n["description"]: n["guid"] for n in doc["nodes"]}
+        self.push("poller1")
+        # node00 has h00000's HCA (on leaf000), node01 h00003's (leaf001)
+        for host, hca in (("node00", "h00000"), ("node01", "h00003")):
+            st, text = self.col.post(host, {
+                "version": 1, "host": host, "timestamp": 1.0,
+                "devices": [{"name": "mlx5_0",
+                             "node_guid": sysfs_guid(guid[hca]),
+                             "ports": [{"port": 1, "state": 4}]}]})
+            self.assertEqual(st, 200, text)
+            st, text = self.col.post(host, {
+                "version": 1, "host": host,
+                "responder": {"address": "10.0.0.%d" % (len(host)),
+                              "port": 18515},
+                "labels": {"rack": "r1"}, "profiles": ["bw"],
+                "ports": [{"device": "mlx5_0", "port": 1, "state": 4,
+                           "link_layer": "InfiniBand", "lid": 1,
+                           "subnet_prefix": "fe80:0000:0000:0000",
+                           "pkeys": [65535], "gids": []}]},
+                path="/api/v1/register")
+            self.assertEqual(st, 200, text)
+        st, text = self.col.post(None, None, path="/api/v1/coverage",
+                                 token=ADMIN)
+        self.assertEqual(st, 200, text)
+        cov = json.loads(text)
+        self.assertEqual(cov["group_pairs"], 1, cov)
+        groups = {(p["group_a"], p["group_b"]) for p in cov["pairs"]}
+        self.assertEqual({tuple(sorted(g)) for g in groups},
+                         {("leaf000", "leaf001")})
 
 
 class ExporterFamilies(WithCollector):
@@ -812,7 +864,7 @@ class ExporterFamilies(WithCollector):
 
 SCENARIOS = {"discovery": Discovery, "faults": Faults, "loss": Loss,
              "cli": Cli, "collector": CollectorStore,
-             "exporter": ExporterFamilies}
+             "exporter": ExporterFamilies, "planner": PlannerGroups}
 
 
 def main():
@@ -825,7 +877,8 @@ def main():
     if len(sys.argv) == 8:
         EXPORTER, PROMTOOL, PROMETHEUS = (os.path.abspath(sys.argv[5]),
                                           sys.argv[6], sys.argv[7])
-    if sys.argv[2] in ("collector", "exporter") and not COLLECTOR or \
+    if sys.argv[2] in ("collector", "exporter", "planner") and \
+            not COLLECTOR or \
             sys.argv[2] == "exporter" and not EXPORTER:
         sys.exit("the %s scenario wants its programs (see usage)" %
                  sys.argv[2])
