@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fabric as JSON (fabric_json()): one discovery and the last sweep,
+ * The fabric as JSON (fabric_json_write()): one discovery and the last sweep,
  * for scripts and checks. Nodes in GUID order, each with its ports: state,
  * width and speed active / enabled / supported, the remote end, and the
  * counters under their sysfs names (raw, as PerfMgt returns them:
