@@ -6,6 +6,7 @@
  * turned into rows in store_put.c.
  */
 #include "store_int.h"
+#include "store_fabric.h"
 #include "log.h"
 #include "map.h"
 #include "schema.h"
@@ -238,6 +239,8 @@ int store_open(const struct store_opts *o, struct store **out)
 		ret = store_regress_prepare(st, o->baseline, o->group_label);
 	if (!ret)
 		ret = store_cache_new(st);
+	if (!ret)
+		ret = store_fabric_open(st);
 	if (ret)
 		goto fail;
 	log_info("store: %s open, schema version %d, WAL, synchronous=FULL",
@@ -256,6 +259,7 @@ void store_close(struct store *st)
 	if (st->in_txn && st->db)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	store_cache_free(st);
+	store_fabric_close(st);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->sql[i]);
 	store_tests_finalize(st);
@@ -398,7 +402,7 @@ static int store_prune_step(struct store *st, double cutoff, size_t *deleted)
 int store_prune(struct store *st, double now, size_t *deleted)
 {
 	int keep = st->opts.retention <= 0;
-	size_t n = 0, nr = 0, ng = 0;
+	size_t n = 0, nr = 0, ng = 0, nf = 0;
 	int ret, more = 0;
 
 	if (deleted)
@@ -420,6 +424,9 @@ int store_prune(struct store *st, double now, size_t *deleted)
 			st->opts.prune_batch, &ng);
 	if (ret > 0)
 		ret = 0;
+	if (!ret && !keep)
+		ret = store_fabric_prune(st, now - st->opts.retention,
+					 st->opts.prune_batch, &nf);
 	if (!ret)
 		ret = store_commit(st);
 	else
@@ -427,9 +434,10 @@ int store_prune(struct store *st, double now, size_t *deleted)
 	if (ret)
 		return ret;
 	if (deleted)
-		*deleted = n + nr + ng;
+		*deleted = n + nr + ng + nf;
 	return n >= (size_t)st->opts.prune_batch ||
-	       nr >= (size_t)st->opts.prune_batch || more == 1;
+	       nr >= (size_t)st->opts.prune_batch ||
+	       nf >= (size_t)st->opts.prune_batch || more == 1;
 }
 
 static long long store_wal_size(const struct store *st)

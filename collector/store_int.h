@@ -106,6 +106,8 @@ struct store {
 	size_t n_series;	/* cached series, all ports */
 	struct map *caps;	/* host -> struct tcap (store_tests.c) */
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
+
+	struct store_fabric *fabric; /* store_fabric.c */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

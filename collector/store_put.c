@@ -7,6 +7,7 @@
  * did not change costs a hash lookup and no SQL until its keyframe is due.
  */
 #include "store_int.h"
+#include "store_fabric.h"
 #include "log.h"
 #include "map.h"
 #include "report.h"
@@ -55,6 +56,7 @@ int store_cache_new(struct store *st)
 
 void store_cache_drop(struct store *st)
 {
+	store_fabric_drop(st);
 	if (st->hosts)
 		map_clear(st->hosts);
 	if (st->names)
@@ -602,5 +604,7 @@ int store_put_report(struct store *st, const struct report *r, double now,
 							now, stats);
 		}
 	}
+	if (!ret && r->fabric)
+		ret = store_fabric_put(st, r, now, stats);
 	return ret;
 }

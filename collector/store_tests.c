@@ -70,9 +70,19 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"INSERT INTO host_pause VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
 		"(host) DO UPDATE SET paused = ?2, since = ?3, by_admin = ?4",
 	[TSQL_PAUSE_GET] = "SELECT paused FROM host_pause WHERE host = ?1",
+	/*
+	 * The group: the probe's group label, else the switch its first HCA
+	 * port attaches to, as the fabric pollers discovered it (its
+	 * NodeDescription; schema/004_fabric.sql).
+	 */
 	[TSQL_PROBES_LOAD] =
-		"SELECT p.host, p.address, p.port, p.profiles, (SELECT value "
-		"FROM probe_label l WHERE l.probe_id = p.id AND l.key = ?1), "
+		"SELECT p.host, p.address, p.port, p.profiles, coalesce(("
+		"SELECT value FROM probe_label l WHERE l.probe_id = p.id AND "
+		"l.key = ?1), (SELECT fn.description FROM host h JOIN device d "
+		"ON d.host_id = h.id JOIN fabric_port fp ON fp.node_guid = "
+		"'0x' || replace(d.node_guid, ':', '') JOIN fabric_node fn ON "
+		"fn.guid = fp.remote_guid AND fn.type = 2 WHERE h.name = "
+		"p.host ORDER BY d.name, fp.port LIMIT 1)), "
 		"(SELECT value FROM probe_label l WHERE l.probe_id = p.id AND "
 		"l.key = ?2), coalesce((SELECT paused FROM host_pause h WHERE "
 		"h.host = p.host), 0), (SELECT count(*) FROM probe_port pp "

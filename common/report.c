@@ -6,6 +6,7 @@
  * shape is documented in docs/api.md, "Report body".
  */
 #include "report.h"
+#include "report_fabric.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -65,6 +66,7 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_devices; i++)
 		report_device_clear(&r->devices[i]);
 	free(r->devices);
+	report_fabric_free(r->fabric);
 	free(r);
 }
 
@@ -306,6 +308,11 @@ int report_encode(const struct report *r, char **out)
 	for (size_t i = 0; i < r->n_devices; i++)
 		bad |= json_array_append_new(devs, enc_device(&r->devices[i]));
 	bad |= json_object_set(o, "devices", devs);
+	if (r->fabric) {
+		json_t *f = report_fabric_encode(r->fabric);
+
+		bad |= !f || json_object_set_new(o, "fabric", f);
+	}
 	if (bad)
 		goto fail;
 	s = json_dumps(o, JSON_COMPACT);

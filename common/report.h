@@ -94,6 +94,8 @@ struct report_device {
 	size_t n_ports;
 };
 
+struct report_fabric; /* report_fabric.h */
+
 struct report {
 	int version; /* REPORT_VERSION */
 	char *host;
@@ -101,6 +103,7 @@ struct report {
 	char *probe_version;
 	struct report_device *devices;
 	size_t n_devices;
+	struct report_fabric *fabric; /* NULL: no fabric section */
 };
 
 /* Free everything a report holds, and the report itself. NULL is fine. */

@@ -9,6 +9,7 @@
  * documented in docs/api.md, "Report body".
  */
 #include "report.h"
+#include "report_fabric.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -401,6 +402,8 @@ static int dec_report(struct jdec *d, const json_t *o, struct report *r)
 			       JDEC_NAME, 0, &r->probe_version);
 	if (!ret)
 		ret = dec_devices(d, o, r);
+	if (!ret)
+		ret = report_fabric_decode(d, o, &r->fabric);
 	return ret;
 }
 

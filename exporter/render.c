@@ -5,6 +5,7 @@
  * family keeps port order) groups them as the format requires in O(rows).
  */
 #include "render.h"
+#include "fabric_snap.h"
 #include "log.h"
 
 #include <errno.h>
@@ -413,6 +414,7 @@ int render_metrics(const struct snapshot *sn, const struct render_self *self,
 	render_devices(&e, sn);
 	render_ports(&e, sn);
 	render_counters(&e, sn, &f);
+	fabric_render(&e, sn);
 	results_render(&e, sn->results);
 	regress_render(&e, sn->regress);
 	expo_set_family_cap(&e, 0); /* the exporter's own: a handful each */

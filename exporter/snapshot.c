@@ -6,6 +6,7 @@
  * or a row committed between two of our reads) is skipped.
  */
 #include "snapshot.h"
+#include "fabric_snap.h"
 #include "expo.h"
 #include "shard.h"
 
@@ -743,6 +744,40 @@ static int read_regress(sqlite3 *db, struct snapshot *sn,
 	return regress_read(db, &ro, &sn->regress, err, errlen);
 }
 
+const char *snapshot_str(struct snapshot *sn, const char *s, size_t len)
+{
+	return arena_str(sn->mem, s, len);
+}
+
+long snapshot_key(struct snapshot *sn, int source, const char *name, size_t len)
+{
+	return key_find(sn, source, name, len);
+}
+
+int snapshot_add_port(struct snapshot *sn, const struct snap_port *p)
+{
+	if (snapshot_grow(&sn->ports, &sn->mem->cap_ports, sn->n_ports,
+			  sizeof(*p)))
+		return -ENOMEM;
+	sn->ports[sn->n_ports++] = *p;
+	return 0;
+}
+
+int snapshot_add_row(struct snapshot *sn, uint32_t port, uint32_t key,
+		     uint64_t value)
+{
+	struct snap_row *r;
+
+	if (snapshot_grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows,
+			  sizeof(*r)))
+		return -ENOMEM;
+	r = &sn->rows[sn->n_rows++];
+	r->port = port;
+	r->key = key;
+	r->value = value;
+	return 0;
+}
+
 int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		  char *err, size_t errlen)
 {
@@ -768,6 +803,8 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = read_results(db, sn, o, err, errlen);
 	if (!ret)
 		ret = read_regress(db, sn, o, err, errlen);
+	if (!ret)
+		ret = fabric_read(db, o, sn, err, errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
@@ -803,5 +840,6 @@ void snapshot_free(struct snapshot *s)
 	free(s->rows);
 	results_free(s->results);
 	regress_free(s->regress);
+	fabric_snap_free(s->fabric);
 	free(s);
 }

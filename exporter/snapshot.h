@@ -109,9 +109,10 @@ struct snapshot {
 	size_t n_keys;
 	struct snap_row *rows;
 	size_t n_rows;
-	struct results *results;  /* fabric tests (results.h) */
-	struct regress *regress;  /* baselines, regressions (regress.h) */
-	struct snapshot_mem *mem; /* arena, hash and capacities */
+	struct results *results;    /* fabric tests (results.h) */
+	struct regress *regress;    /* baselines, regressions (regress.h) */
+	struct fabric_snap *fabric; /* fabric_snap.h */
+	struct snapshot_mem *mem;   /* arena, hash and capacities */
 };
 
 /*
@@ -139,5 +140,18 @@ void snapshot_free(struct snapshot *s);
  * -ENOMEM, leaving the array as it was.
  */
 int snapshot_grow(void *arr, size_t *cap, size_t n, size_t elem);
+
+/*
+ * For the readers that add to a snapshot (exporter/fabric_snap.c): a copy of
+ * @len bytes of @s in the arena (NULL on -ENOMEM); the index of counter
+ * key (@source, @name), added on first sight (-1 on -ENOMEM); one more
+ * port (its strings in the arena already) and one more counter row.
+ */
+const char *snapshot_str(struct snapshot *sn, const char *s, size_t len);
+long snapshot_key(struct snapshot *sn, int source, const char *name,
+		  size_t len);
+int snapshot_add_port(struct snapshot *sn, const struct snap_port *p);
+int snapshot_add_row(struct snapshot *sn, uint32_t port, uint32_t key,
+		     uint64_t value);
 
 #endif

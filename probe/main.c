@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "fabric_cli.h"
 #include "log.h"
 #include "pmetrics.h"
 #include "probe.h"
@@ -376,6 +377,13 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	return verbs_cmd_serve(argc, argv);
 }
 
+/* The fabric poller parses its own flags (probe/fabric/fcli.c). */
+static int cmd_fabric(struct cli *c, int argc, char **argv)
+{
+	(void)c;
+	return fabric_cmd(argc, argv);
+}
+
 static int cli_reload(void *arg, struct probe_settings *out, char *err,
 		      size_t errlen)
 {
@@ -499,6 +507,7 @@ static const struct cmd commands[] = {
 	{"serve", cmd_serve, VERBS_SERVE_USAGE},
 	{"daemon", cmd_daemon, DAEMON_USAGE},
 	{"metrics", cmd_metrics, METRICS_USAGE},
+	{"fabric", cmd_fabric, FABRIC_USAGE},
 	{"pause", cmd_ctl, "pause [--config FILE] [--socket PATH]"},
 	{"resume", cmd_ctl, "resume [--config FILE] [--socket PATH]"},
 	{"status", cmd_ctl, "status [--config FILE] [--socket PATH]"},

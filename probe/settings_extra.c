@@ -277,6 +277,8 @@ int probe_settings_extra(void *obj, const char *section, const char *name,
 		return parse_labels(s, name, value, err, errlen);
 	if (!strcmp(section, "peers"))
 		return parse_peer(s, name, value, err, errlen);
+	if (!strcmp(section, "fabric"))
+		return 0; /* ibpulse-probe fabric's (docs/fabric.md) */
 	if (!strncmp(section, "profile ", 8)) {
 		p = profile_for(s, section + 8, err, errlen);
 		if (!p)
@@ -285,7 +287,7 @@ int probe_settings_extra(void *obj, const char *section, const char *name,
 	}
 	snprintf(err, errlen,
 		 "unknown section [%s] (probe, daemon, labels, peers, "
-		 "profile NAME)",
+		 "profile NAME, fabric)",
 		 section);
 	return -ENOENT;
 }

@@ -12,7 +12,7 @@ set -euo pipefail
 
 build_pkgs=(
 	meson ninja-build gcc clang llvm pkg-config
-	libibverbs-dev libibumad-dev libmicrohttpd-dev libsqlite3-dev sqlite3
+	libibverbs-dev libibumad-dev libibmad-dev libibnetdisc-dev libmicrohttpd-dev libsqlite3-dev sqlite3
 	libcurl4-openssl-dev libjansson-dev libinih-dev libcmocka-dev zlib1g-dev
 	libclang-rt-14-dev clang-format curl ca-certificates python3 libssl-dev
 	libcrypt-dev
@@ -30,7 +30,7 @@ test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
 	ibverbs-providers perftest infiniband-diags iproute2
-	openssl util-linux
+	openssl util-linux ibsim-utils opensm
 )
 
 want=("${build_pkgs[@]}")
@@ -61,6 +61,6 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Debian starts packaged daemons on install; the tests run their own
 # instances on ephemeral ports, so stop the system ones (ignore failures
 # where there is no systemd, as in containers and CI).
-for s in prometheus prometheus-node-exporter; do
+for s in prometheus prometheus-node-exporter opensm opensmd; do
 	$SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true
 done

@@ -304,7 +304,7 @@ def check_installed(src):
         r = run(["man", "-w", b], check=False)
         expect(r.returncode == 0 and "man8" in r.stdout, "man page for " + b)
     units = sorted(f for f in os.listdir(UNITDIR) if f.startswith("ibpulse"))
-    expect(len(units) == 5, "5 units installed: %s" % units)
+    expect(len(units) == 6, "6 units installed: %s" % units)
     r = run(["systemd-analyze", "verify"] +
             [os.path.join(UNITDIR, u) for u in units], check=False)
     expect(r.returncode == 0 and "ibpulse" not in r.stdout,
@@ -313,7 +313,8 @@ def check_installed(src):
     wants = "/etc/systemd/system/multi-user.target.wants/"
     for u, on in (("ibpulse-collector.service", True),
                   ("ibpulse-exporter.service", True),
-                  ("ibpulse-probe.service", False)):
+                  ("ibpulse-probe.service", False),
+                  ("ibpulse-probe-fabric.service", False)):
         expect(os.path.islink(wants + u) == on,
                "%s %s on installation" % (u, "enabled" if on else "not enabled"))
 

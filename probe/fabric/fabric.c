@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The poller (fabric.h): opening the CA port, discovery with state carried
+ * over by GUID, and the sweep. A sweep asks each node's PMA for its
+ * ClassPortInfo once per discovery (what it supports decides what else is
+ * asked), then PortCounters, PortCountersExtended and, when configured,
+ * the two details attributes for every port, all through one MAD window:
+ * a node's port queries are queued the moment its ClassPortInfo answers,
+ * so nothing waits for a barrier.
+ */
+#include "fabric_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/umad.h>
+
+#include "log.h"
+
+#define TAG(node, port) ((uint32_t)(node) << 8 | (uint32_t)(port))
+#define TAG_NODE(t) ((t) >> 8)
+#define TAG_PORT(t) ((t)&0xff)
+#define MAX_NODES (1u << 24)
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double fabric_mono(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+double fabric_real(void)
+{
+	return clock_s(CLOCK_REALTIME);
+}
+
+double fabric_cpu(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* Resolve the CA and port; RoCE ports have no SM/PMA path. */
+static int resolve_port(struct fabric *f, char *err, size_t errlen)
+{
+	umad_port_t p;
+	char name[FABRIC_CA_NAME_LEN] = "";
+	int ret;
+
+	if (f->s.ca)
+		snprintf(name, sizeof(name), "%s", f->s.ca);
+	ret = umad_get_port(f->s.ca ? name : NULL, (int)f->s.port, &p);
+	if (ret < 0) {
+		snprintf(err, errlen,
+			 "no InfiniBand port %s%s%lld (umad_get_port: %s); "
+			 "`ibpulse-probe devices` lists them",
+			 f->s.ca ? f->s.ca : "(first CA)", " port ", f->s.port,
+			 strerror(-ret));
+		return -ENODEV;
+	}
+	snprintf(f->ca, sizeof(f->ca), "%s", p.ca_name);
+	f->port = (unsigned)p.portnum;
+	if (strcmp(p.link_layer, "InfiniBand") && strcmp(p.link_layer, "IB")) {
+		snprintf(err, errlen,
+			 "%s port %u is %s (RoCE): it has no subnet manager "
+			 "or PMA path, so there is no fabric to poll; its "
+			 "counters come from sysfs (`ibpulse-probe report`)",
+			 f->ca, f->port, p.link_layer);
+		umad_release_port(&p);
+		return -EPROTONOSUPPORT;
+	}
+	umad_release_port(&p);
+	return 0;
+}
+
+int fabric_open(const struct fabric_settings *s, struct fabric **out, char *err,
+		size_t errlen)
+{
+	struct fwin_opts o = {
+		.window = (unsigned)s->window,
+		.per_node = (unsigned)(s->per_node < s->window ? s->per_node
+							       : s->window),
+		.timeout_ms = (unsigned)s->timeout,
+		.retries = (unsigned)s->retries,
+	};
+	struct fabric *f;
+	int ret;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->s = *s;
+	ret = resolve_port(f, err, errlen);
+	if (!ret) {
+		ret = fwin_open(f->ca, f->port, &o, &f->win);
+		if (ret)
+			snprintf(err, errlen,
+				 "cannot open %s port %u for PerfMgt MADs: %s "
+				 "(the umad device needs root or the rdma "
+				 "group)",
+				 f->ca, f->port, strerror(-ret));
+		if (ret == -EPERM)
+			ret = -EACCES;
+	}
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+void fabric_close(struct fabric *f)
+{
+	if (!f)
+		return;
+	fwin_close(f->win);
+	fabric_net_clear(&f->net);
+	free(f);
+}
+
+const char *fabric_ca(const struct fabric *f)
+{
+	return f->ca;
+}
+
+unsigned fabric_ca_port(const struct fabric *f)
+{
+	return f->port;
+}
+
+const struct fabric_net *fabric_net(const struct fabric *f)
+{
+	return &f->net;
+}
+
+const struct fabric_sweep_stats *fabric_last_sweep(const struct fabric *f)
+{
+	return &f->last;
+}
+
+bool fabric_rediscover_due(const struct fabric *f, double now_mono)
+{
+	return !f->have_net || f->want_rediscover ||
+	       now_mono - f->discovered_mono >= (double)f->s.rediscover;
+}
+
+/* What @old knew of each node and port, into @net by GUID. */
+static void carry_over(const struct fabric_net *old, struct fabric_net *net)
+{
+	for (size_t i = 0; i < net->n_nodes; i++) {
+		struct fabric_node *n = &net->nodes[i];
+		const struct fabric_node *o = fabric_find(old, n->guid);
+
+		if (!o)
+			continue;
+		if (o->cpi_known && !o->cpi_status) {
+			n->cpi_known = true;
+			n->caps = o->caps;
+		}
+		n->no_details = o->no_details;
+		for (size_t j = 0, k = 0; j < n->n_ports; j++) {
+			while (k < o->n_ports &&
+			       o->ports[k].num < n->ports[j].num)
+				k++;
+			if (k == o->n_ports ||
+			    o->ports[k].num != n->ports[j].num)
+				continue;
+			n->ports[j].c = o->ports[k].c;
+			n->ports[j].prev = o->ports[k].prev;
+			n->ports[j].status = o->ports[k].status;
+			n->ports[j].failed = o->ports[k].failed;
+		}
+	}
+}
+
+int fabric_discover(struct fabric *f)
+{
+	struct fabric_net net;
+	int ret;
+
+	ret = fabric_disc_run(f->ca, f->port, &f->s, &net);
+	if (ret)
+		return ret;
+	if (net.n_nodes > MAX_NODES) {
+		log_err("fabric: %zu nodes: more than this poller handles "
+			"(%u)",
+			net.n_nodes, MAX_NODES);
+		fabric_net_clear(&net);
+		return -E2BIG;
+	}
+	carry_over(&f->net, &net);
+	fabric_net_clear(&f->net);
+	f->net = net;
+	f->have_net = true;
+	f->want_rediscover = false;
+	f->discovered_mono = fabric_mono();
+	log_info("fabric: discovered %zu nodes (%zu switches, %zu CAs), %zu "
+		 "ports, %zu links in %.3f s",
+		 net.n_nodes, net.n_switches, net.n_cas, net.n_ports,
+		 net.n_links, net.discover_seconds);
+	return 0;
+}
+
+/* -------------------------------------------------------------- sweep */
+
+struct sweep {
+	struct fabric *f;
+	int err; /* a failed fwin_submit */
+};
+
+/* Whether the PMA of port @p can be asked: a LID, and a CA port up. */
+static bool askable(const struct fabric_node *n, const struct fabric_port *p)
+{
+	if (!p->lid || p->lid >= 0xc000)
+		return false;
+	return n->type == FABRIC_SWITCH || p->state == 4; /* ACTIVE */
+}
+
+static void submit(struct sweep *sw, uint16_t lid, enum pma_kind k,
+		   uint8_t port, uint8_t set, uint32_t tag)
+{
+	struct fwin_req r = {.lid = lid,
+			     .kind = (uint8_t)k,
+			     .port = port,
+			     .set = set,
+			     .tag = tag};
+	int ret = fwin_submit(sw->f->win, &r);
+
+	if (ret && !sw->err)
+		sw->err = ret;
+}
+
+static void submit_ports(struct sweep *sw, size_t ni)
+{
+	struct fabric_node *n = &sw->f->net.nodes[ni];
+
+	for (size_t j = 0; j < n->n_ports; j++) {
+		struct fabric_port *p = &n->ports[j];
+		uint32_t tag = TAG(ni, j);
+		uint8_t num = (uint8_t)p->num;
+
+		if (!askable(n, p))
+			continue;
+		p->status = 0;
+		submit(sw, p->lid, PMA_PC, num, 0, tag);
+		if (pma_has_ext(&n->caps))
+			submit(sw, p->lid, PMA_PCE, num, 0, tag);
+		if (sw->f->s.details && !n->no_details) {
+			submit(sw, p->lid, PMA_RCV_ERR, num, 0, tag);
+			submit(sw, p->lid, PMA_XMIT_DISC, num, 0, tag);
+		}
+	}
+}
+
+/* Every askable port of @n failed with @status at @kind. */
+static void fail_node(struct fabric_node *n, int status, enum pma_kind kind)
+{
+	for (size_t j = 0; j < n->n_ports; j++) {
+		if (!askable(n, &n->ports[j]))
+			continue;
+		n->ports[j].status = status;
+		n->ports[j].failed = kind;
+	}
+}
+
+static void cpi_done(struct sweep *sw, size_t ni, int status,
+		     const uint8_t *mad)
+{
+	struct fabric_node *n = &sw->f->net.nodes[ni];
+
+	n->cpi_status = status;
+	if (!status) {
+		pma_decode_cpi(mad, &n->caps);
+		n->cpi_known = true;
+	} else if (status == -EOPNOTSUPP) {
+		/* ClassPortInfo is mandatory; assume the basic set */
+		memset(&n->caps, 0, sizeof(n->caps));
+		n->cpi_known = true;
+		n->cpi_status = 0;
+	} else {
+		fail_node(n, status, PMA_CPI);
+		return;
+	}
+	submit_ports(sw, ni);
+}
+
+static void port_done(struct sweep *sw, const struct fwin_req *r, int status,
+		      const uint8_t *mad)
+{
+	struct fabric_node *n = &sw->f->net.nodes[TAG_NODE(r->tag)];
+	struct fabric_port *p = &n->ports[TAG_PORT(r->tag)];
+	bool detail = r->kind == PMA_RCV_ERR || r->kind == PMA_XMIT_DISC;
+
+	if (r->set) {
+		if (status)
+			log_debug("fabric: reset of %s port %u: %s", n->desc,
+				  p->num, strerror(-status));
+		return;
+	}
+	if (!status) {
+		pma_decode(mad, (enum pma_kind)r->kind, &n->caps, &p->c);
+		if (r->kind == PMA_PC && sw->f->s.reset)
+			submit(sw, p->lid, PMA_PC, (uint8_t)p->num, 1, r->tag);
+		return;
+	}
+	if (detail && (status == -EOPNOTSUPP || status == -EINVAL)) {
+		n->no_details = true; /* not asked again until rediscovery */
+		return;
+	}
+	if (!p->status) {
+		p->status = status;
+		p->failed = (enum pma_kind)r->kind;
+	}
+}
+
+static void sweep_done(void *arg, const struct fwin_req *r, int status,
+		       const uint8_t *mad)
+{
+	struct sweep *sw = arg;
+
+	if (r->kind == PMA_CPI)
+		cpi_done(sw, TAG_NODE(r->tag), status, mad);
+	else
+		port_done(sw, r, status, mad);
+}
+
+/* The first port a node's ClassPortInfo can be asked through. */
+static const struct fabric_port *cpi_port(const struct fabric_node *n)
+{
+	for (size_t j = 0; j < n->n_ports; j++)
+		if (askable(n, &n->ports[j]))
+			return &n->ports[j];
+	return NULL;
+}
+
+static void sweep_start(struct sweep *sw)
+{
+	struct fabric_net *net = &sw->f->net;
+
+	for (size_t i = 0; i < net->n_nodes; i++) {
+		struct fabric_node *n = &net->nodes[i];
+		const struct fabric_port *cp;
+
+		for (size_t j = 0; j < n->n_ports; j++) {
+			n->ports[j].prev = n->ports[j].c;
+			memset(&n->ports[j].c, 0, sizeof(n->ports[j].c));
+			n->ports[j].status = FABRIC_NOT_ASKED;
+		}
+		cp = cpi_port(n);
+		if (!cp)
+			continue;
+		if (n->cpi_known) {
+			submit_ports(sw, i);
+			continue;
+		}
+		fail_node(n, 0, PMA_CPI); /* pending: asked, no answer yet */
+		submit(sw, cp->lid, PMA_CPI, (uint8_t)cp->num, 0, TAG(i, 0));
+	}
+}
+
+static void sweep_tally(struct fabric *f, struct fabric_sweep_stats *st)
+{
+	for (size_t i = 0; i < f->net.n_nodes; i++) {
+		const struct fabric_node *n = &f->net.nodes[i];
+
+		for (size_t j = 0; j < n->n_ports; j++) {
+			const struct fabric_port *p = &n->ports[j];
+			uint64_t bit = UINT64_C(1) << FC_LINK_DOWNED;
+
+			if (p->status == FABRIC_NOT_ASKED) {
+				st->ports_skipped++;
+				continue;
+			}
+			if (p->status < 0) {
+				st->ports_failed++;
+				continue;
+			}
+			st->ports_read++;
+			if ((p->c.have & p->prev.have & bit) &&
+			    p->c.v[FC_LINK_DOWNED] > p->prev.v[FC_LINK_DOWNED])
+				st->link_downed_moved = true;
+		}
+	}
+}
+
+int fabric_sweep(struct fabric *f, const volatile sig_atomic_t *stop)
+{
+	struct sweep sw = {.f = f};
+	struct fabric_sweep_stats st = {0};
+	const struct fwin_stats *ws;
+	double t0 = fabric_mono(), c0 = fabric_cpu();
+	int ret;
+
+	if (!f->have_net)
+		return -ENOENT;
+	st.started_at = fabric_real();
+	fwin_stats_reset(f->win);
+	sweep_start(&sw);
+	ret = fwin_run(f->win, sweep_done, &sw, stop);
+	if (ret)
+		return ret;
+	if (sw.err)
+		log_warn("fabric: %s: some ports were not asked",
+			 strerror(-sw.err));
+	ws = fwin_stats(f->win);
+	st.seconds = fabric_mono() - t0;
+	st.cpu_seconds = fabric_cpu() - c0;
+	st.mads = ws->sent;
+	st.retries = ws->retries;
+	st.timeouts = ws->timeouts;
+	st.errors = ws->errors;
+	st.stale = ws->stale;
+	st.unreachable = ws->unreachable;
+	st.lids_dead = (size_t)ws->dead_lids;
+	sweep_tally(f, &st);
+	f->last = st;
+	if (st.lids_dead || st.link_downed_moved)
+		f->want_rediscover = true;
+	log_debug("fabric: sweep read %zu ports (%zu failed) in %.3f s, %llu "
+		  "MADs, %llu retries",
+		  st.ports_read, st.ports_failed, st.seconds,
+		  (unsigned long long)st.mads, (unsigned long long)st.retries);
+	return 0;
+}
