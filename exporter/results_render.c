@@ -622,6 +622,33 @@ static int render_overdue(struct expo *e, const struct results *r)
 	return e->err;
 }
 
+/*
+ * Each probe's group, so that Prometheus can aggregate per-host and
+ * per-link series by group (a dashboard's group-by-group share of
+ * baseline): the per-link families name hosts only, and a host-by-host
+ * view is 10^8 cells at 10,000 hosts.
+ */
+static int render_groups(struct expo *e, const struct results *r,
+			 struct buf *xb)
+{
+	expo_family(e, "ibpulse_test_host_group_info", EXPO_INFO,
+		    "The probe's group: the value of its group_label label, "
+		    "as the group pair families use it.");
+	for (size_t h = 0; h < r->n_hosts && !e->err; h++) {
+		const struct res_host *hh = &r->hosts[h];
+		int ret;
+
+		if (!hh->served || !hh->probe || hh->group == RES_NONE)
+			continue;
+		buf_reset(xb);
+		ret = expo_label(xb, "group", r->groups[hh->group]);
+		if (ret)
+			return e->err = ret;
+		expo_sample_u64(e, hh->labels, xb->data, 1);
+	}
+	return e->err;
+}
+
 static int render_probes(struct expo *e, const struct results *r)
 {
 	static const char *const reason[2] = {"reason=\"spool_full\"",
@@ -686,6 +713,8 @@ int results_render(struct expo *e, const struct results *r)
 		render_overdue(e, r);
 	if (!e->err)
 		render_probes(e, r);
+	if (!e->err)
+		render_groups(e, r, &xb);
 	free(ports.v);
 	free(groups.v);
 	buf_free(&lb);

@@ -285,6 +285,12 @@ static void test_group_aggregates(void **state)
 	       "group_b=\"A\",profile=\"lat\",stat=\"p99\",aggregate="
 	       "\"worst\"} 4e-06");
 	assert_null(strstr(s, "ibpulse_test_group_pair_message_rate"));
+	/* each probe's group, to aggregate per-link series by group; h6
+	 * has none */
+	has(s, "ibpulse_test_host_group_info{host=\"h1\",group=\"A\"} 1");
+	has(s, "ibpulse_test_host_group_info{host=\"h5\",group=\"B\"} 1");
+	assert_int_equal(count(s, "\nibpulse_test_host_group_info{"), 5);
+	assert_null(strstr(s, "ibpulse_test_host_group_info{host=\"h6\""));
 	free(s);
 }
 
@@ -498,7 +504,7 @@ static int line_value(const char *body, const char *prefix)
 
 static void test_shards(void **state)
 {
-	int planned = 0, overdue = 0, paused = 0, group_pairs = 0;
+	int planned = 0, overdue = 0, paused = 0, group_pairs = 0, groups = 0;
 
 	for (unsigned i = 0; i < 3; i++) {
 		char *s = scrape(*state, i, 3);
@@ -506,6 +512,7 @@ static void test_shards(void **state)
 		planned += line_value(s, "\nibpulse_test_planned_ports ");
 		overdue += line_value(s, "\nibpulse_test_overdue_ports ");
 		paused += count(s, "\nibpulse_test_host_paused{");
+		groups += count(s, "\nibpulse_test_host_group_info{");
 		group_pairs += count(s, "\nibpulse_test_planned_group_pairs ");
 		/* fabric-wide families in shard 0 only */
 		assert_int_equal(count(s, "\n" GBW "{") > 0, i == 0);
@@ -514,6 +521,7 @@ static void test_shards(void **state)
 	assert_int_equal(planned, 5);
 	assert_int_equal(overdue, 1);
 	assert_int_equal(paused, 6);
+	assert_int_equal(groups, 5); /* by host, each in one shard */
 	assert_int_equal(group_pairs, 1);
 }
 
