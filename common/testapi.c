@@ -49,18 +49,29 @@ int testapi_outcome_parse(const char *name, enum testapi_outcome *out)
 
 /* ---- shared helpers (testapi_int.h) ---- */
 
-int testapi_run(const char *json, size_t len, char *err, size_t errlen,
-		testapi_body_fn fn, void *obj)
+int testapi_decode(const char *json, size_t len, char *err, size_t errlen,
+		   size_t size, testapi_body_fn fn, void (*free_fn)(void *),
+		   void **out)
 {
 	struct jdec d = {.err = err, .errlen = errlen, .top = "body"};
+	void *obj = calloc(1, size);
 	json_t *root;
-	int ret = jdec_load(&d, json, len, &root);
+	int ret;
 
-	if (ret)
-		return ret;
-	ret = fn(&d, root, obj);
-	json_decref(root);
-	return ret == -ENOMEM ? -ENOMEM : ret ? -EINVAL : 0;
+	*out = NULL;
+	if (!obj)
+		return -ENOMEM;
+	ret = jdec_load(&d, json, len, &root);
+	if (!ret) {
+		ret = fn(&d, root, obj);
+		json_decref(root);
+	}
+	if (ret) {
+		free_fn(obj);
+		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	*out = obj;
+	return 0;
 }
 
 int testapi_uint(struct jdec *d, const json_t *o, const char *key, int64_t max,
@@ -447,23 +458,21 @@ static int rx_results(struct jdec *d, const json_t *o, void *obj)
 	return ret;
 }
 
+static void rx_free(void *r)
+{
+	testapi_results_free(r);
+}
+
 int testapi_results_decode(const char *json, size_t len,
 			   struct testapi_results **out, char *err,
 			   size_t errlen)
 {
-	struct testapi_results *r = calloc(1, sizeof(*r));
-	int ret;
+	void *r;
+	int ret = testapi_decode(json, len, err, errlen, sizeof(**out),
+				 rx_results, rx_free, &r);
 
-	*out = NULL;
-	if (!r)
-		return -ENOMEM;
-	ret = testapi_run(json, len, err, errlen, rx_results, r);
-	if (ret) {
-		testapi_results_free(r);
-		return ret;
-	}
 	*out = r;
-	return 0;
+	return ret;
 }
 
 void testapi_results_free(struct testapi_results *r)

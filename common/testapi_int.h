@@ -16,11 +16,13 @@
 typedef int (*testapi_body_fn)(struct jdec *d, const json_t *o, void *obj);
 
 /*
- * testapi_run() - parse @json and run @fn on its root. Returns 0,
- * -EINVAL with "<path>: <reason>" in @err, or -ENOMEM.
+ * testapi_decode() - a zeroed struct of @size in *@out, filled by @fn from
+ * the root of @json; on failure freed with @free_fn and *@out NULL.
+ * Returns 0, -EINVAL with "<path>: <reason>" in @err, or -ENOMEM.
  */
-int testapi_run(const char *json, size_t len, char *err, size_t errlen,
-		testapi_body_fn fn, void *obj);
+int testapi_decode(const char *json, size_t len, char *err, size_t errlen,
+		   size_t size, testapi_body_fn fn, void (*free_fn)(void *),
+		   void **out);
 
 /* An integer member in [1, @max] (a port number) into *@out. */
 int testapi_uint(struct jdec *d, const json_t *o, const char *key, int64_t max,

@@ -100,134 +100,12 @@ int testapi_plan_encode(const struct testapi_plan *p, char **out)
 
 /* ---- decoding ---- */
 
-static int pl_ticket(struct jdec *d, const json_t *tk, struct testapi_ticket *t)
-{
-	int ret = jdec_int(d, tk, "period", 0, INT64_MAX, 1, &t->period);
-
-	if (!ret)
-		ret = jdec_int(d, tk, "not_before_ms", 1, INT64_MAX, 1,
-			       &t->not_before_ms);
-	if (!ret)
-		ret = jdec_int(d, tk, "deadline_ms", 1, INT64_MAX, 1,
-			       &t->deadline_ms);
-	if (!ret && t->deadline_ms <= t->not_before_ms) {
-		jdec_key(d, "deadline_ms");
-		ret = jdec_fail(d, "must be after not_before_ms");
-	}
-	if (!ret)
-		ret = testapi_hex_key(d, tk, "key", &t->key);
-	return ret;
-}
-
 static void pl_key_free(char **key)
 {
 	if (*key)
 		explicit_bzero(*key, strlen(*key));
 	free(*key);
 	*key = NULL;
-}
-
-/* Count a part left out; the first one's reason is kept in @first. */
-static void pl_left_out(size_t *n, char *first, const char *why)
-{
-	if (!(*n)++)
-		snprintf(first, TESTAPI_ERR_MAX, "%s", why);
-}
-
-/*
- * The entry's ticket, at path "tests[i]": when it breaks a rule the entry
- * keeps running without it (has_ticket 0). Only -ENOMEM fails.
- */
-static int pl_entry_ticket(struct jdec *d, const json_t *o,
-			   struct testapi_plan_test *t, struct testapi_plan *p)
-{
-	char why[TESTAPI_ERR_MAX], *err = d->err;
-	size_t errlen = d->errlen, old = d->plen;
-	json_t *tk = jdec_get(o, "ticket");
-	int ret;
-
-	if (!tk)
-		return 0;
-	d->err = why;
-	d->errlen = sizeof(why);
-	ret = jdec_obj(d, o, "ticket", 1, &tk);
-	if (!ret) {
-		jdec_key(d, "ticket");
-		ret = pl_ticket(d, tk, &t->ticket);
-	}
-	jdec_pop(d, old);
-	d->err = err;
-	d->errlen = errlen;
-	t->has_ticket = !ret;
-	if (ret)
-		pl_key_free(&t->ticket.key);
-	if (ret == -ENOMEM)
-		return jdec_nomem(d);
-	if (ret)
-		pl_left_out(&p->n_no_ticket, p->no_ticket, why);
-	return 0;
-}
-
-static int pl_peer(struct jdec *d, const json_t *o, struct testapi_plan_test *t)
-{
-	json_t *e;
-	size_t old;
-	int ret = jdec_obj(d, o, "peer", 1, &e);
-
-	if (ret)
-		return ret;
-	old = jdec_key(d, "peer");
-	ret = jdec_str(d, e, "host", TESTAPI_MAX_NAME, JDEC_HOST, 0,
-		       &t->peer_host);
-	if (!ret)
-		ret = jdec_str(d, e, "address", TESTAPI_MAX_ADDRESS, JDEC_NAME,
-			       1, &t->peer_address);
-	if (!ret)
-		ret = testapi_uint(d, e, "port", 65535, 1, &t->peer_port);
-	if (!ret)
-		ret = jdec_str(d, e, "device", TESTAPI_MAX_NAME, JDEC_NAME, 0,
-			       &t->peer_device);
-	if (!ret)
-		ret = testapi_uint(d, e, "port_num", 255, 0, &t->peer_port_num);
-	if (!ret)
-		jdec_pop(d, old);
-	return ret;
-}
-
-static int pl_entry(struct jdec *d, const json_t *o,
-		    struct testapi_plan_test *t)
-{
-	json_t *local;
-	int ret;
-
-	if (!json_is_object(o))
-		return jdec_fail(d, "must be an object");
-	ret = jdec_str(d, o, "id", TESTAPI_MAX_NAME, JDEC_NAME, 1, &t->id);
-	if (!ret)
-		ret = jdec_str(d, o, "profile", TESTAPI_MAX_NAME, JDEC_NAME, 1,
-			       &t->profile);
-	if (!ret)
-		ret = jdec_obj(d, o, "local", 1, &local);
-	if (!ret) {
-		size_t old = jdec_key(d, "local");
-
-		ret = jdec_str(d, local, "device", TESTAPI_MAX_NAME, JDEC_NAME,
-			       0, &t->local_device);
-		if (!ret)
-			ret = testapi_uint(d, local, "port", 255, 0,
-					   &t->local_port);
-		if (!ret)
-			jdec_pop(d, old);
-	}
-	if (!ret)
-		ret = pl_peer(d, o, t);
-	if (!ret)
-		ret = jdec_num(d, o, "not_before", 0, TESTAPI_MAX_TIME, 0,
-			       &t->not_before);
-	if (!ret)
-		ret = jdec_num(d, o, "deadline", 0, TESTAPI_MAX_TIME, 0,
-			       &t->deadline);
-	return ret;
 }
 
 static void pl_test_free(struct testapi_plan_test *t)
@@ -243,6 +121,153 @@ static void pl_test_free(struct testapi_plan_test *t)
 }
 
 /*
+ * Decode a part of the plan that may be left out: @fn on @v (at the path
+ * @d is at) with its error written to @why rather than to the caller's
+ * buffer, which only a refused plan fills. The path is left as it was.
+ * Returns what @fn returned.
+ */
+static int pl_aside(struct jdec *d, testapi_body_fn fn, const json_t *v,
+		    void *obj, char *why)
+{
+	char *err = d->err;
+	size_t errlen = d->errlen, old = d->plen;
+	int ret;
+
+	d->err = why;
+	d->errlen = TESTAPI_ERR_MAX;
+	ret = fn(d, v, obj);
+	jdec_pop(d, old);
+	d->err = err;
+	d->errlen = errlen;
+	return ret;
+}
+
+/* Count a part left out; the first one's reason is kept in @first. */
+static void pl_left_out(size_t *n, char *first, const char *why)
+{
+	if (!(*n)++)
+		snprintf(first, TESTAPI_ERR_MAX, "%s", why);
+}
+
+/* The ticket of entry @o into @obj (a struct testapi_plan_test). */
+static int pl_ticket(struct jdec *d, const json_t *o, void *obj)
+{
+	struct testapi_ticket *t = &((struct testapi_plan_test *)obj)->ticket;
+	json_t *tk;
+	int ret = jdec_obj(d, o, "ticket", 1, &tk);
+
+	if (ret)
+		return ret;
+	jdec_key(d, "ticket");
+	ret = jdec_int(d, tk, "period", 0, INT64_MAX, 1, &t->period);
+	if (!ret)
+		ret = jdec_int(d, tk, "not_before_ms", 1, INT64_MAX, 1,
+			       &t->not_before_ms);
+	if (!ret)
+		ret = jdec_int(d, tk, "deadline_ms", 1, INT64_MAX, 1,
+			       &t->deadline_ms);
+	if (!ret && t->deadline_ms <= t->not_before_ms) {
+		jdec_key(d, "deadline_ms");
+		ret = jdec_fail(d, "must be after not_before_ms");
+	}
+	if (!ret)
+		ret = testapi_hex_key(d, tk, "key", &t->key);
+	return ret;
+}
+
+static int pl_peer(struct jdec *d, const json_t *o, struct testapi_plan_test *t)
+{
+	json_t *e;
+	int ret = jdec_obj(d, o, "peer", 1, &e);
+
+	if (ret)
+		return ret;
+	jdec_key(d, "peer");
+	ret = jdec_str(d, e, "host", TESTAPI_MAX_NAME, JDEC_HOST, 0,
+		       &t->peer_host);
+	if (!ret)
+		ret = jdec_str(d, e, "address", TESTAPI_MAX_ADDRESS, JDEC_NAME,
+			       1, &t->peer_address);
+	if (!ret)
+		ret = testapi_uint(d, e, "port", 65535, 1, &t->peer_port);
+	if (!ret)
+		ret = jdec_str(d, e, "device", TESTAPI_MAX_NAME, JDEC_NAME, 0,
+			       &t->peer_device);
+	if (!ret)
+		ret = testapi_uint(d, e, "port_num", 255, 0, &t->peer_port_num);
+	return ret;
+}
+
+static int pl_local(struct jdec *d, const json_t *o,
+		    struct testapi_plan_test *t)
+{
+	json_t *e;
+	int ret = jdec_obj(d, o, "local", 1, &e);
+
+	if (ret)
+		return ret;
+	jdec_key(d, "local");
+	ret = jdec_str(d, e, "device", TESTAPI_MAX_NAME, JDEC_NAME, 0,
+		       &t->local_device);
+	if (!ret)
+		ret = testapi_uint(d, e, "port", 255, 0, &t->local_port);
+	return ret;
+}
+
+/*
+ * Entry @o into @obj (a struct testapi_plan_test). The path may be left
+ * inside the entry: pl_aside() restores it.
+ */
+static int pl_entry(struct jdec *d, const json_t *o, void *obj)
+{
+	struct testapi_plan_test *t = obj;
+	size_t old = d->plen;
+	int ret;
+
+	if (!json_is_object(o))
+		return jdec_fail(d, "must be an object");
+	ret = jdec_str(d, o, "id", TESTAPI_MAX_NAME, JDEC_NAME, 1, &t->id);
+	if (!ret)
+		ret = jdec_str(d, o, "profile", TESTAPI_MAX_NAME, JDEC_NAME, 1,
+			       &t->profile);
+	if (!ret)
+		ret = pl_local(d, o, t);
+	if (!ret) {
+		jdec_pop(d, old);
+		ret = pl_peer(d, o, t);
+	}
+	if (!ret) {
+		jdec_pop(d, old);
+		ret = jdec_num(d, o, "not_before", 0, TESTAPI_MAX_TIME, 0,
+			       &t->not_before);
+	}
+	if (!ret)
+		ret = jdec_num(d, o, "deadline", 0, TESTAPI_MAX_TIME, 0,
+			       &t->deadline);
+	return ret;
+}
+
+/*
+ * Entry @v's ticket into @t, or left out alone: the test then goes without
+ * one. Only -ENOMEM fails.
+ */
+static int pl_entry_ticket(struct jdec *d, const json_t *v,
+			   struct testapi_plan_test *t, struct testapi_plan *p)
+{
+	char why[TESTAPI_ERR_MAX];
+	int ret = pl_aside(d, pl_ticket, v, t, why);
+
+	t->has_ticket = !ret;
+	if (!ret)
+		return 0;
+	pl_key_free(&t->ticket.key);
+	if (ret == -ENOMEM)
+		return ret;
+	pl_left_out(&p->n_no_ticket, p->no_ticket, why);
+	return 0;
+}
+
+/*
  * Element @i of the tests array (at path "tests"): decoded into the next
  * free entry, or left out with its reason. Only -ENOMEM fails.
  */
@@ -250,28 +275,21 @@ static int pl_tests_one(struct jdec *d, const json_t *v, size_t i,
 			struct testapi_plan *p)
 {
 	struct testapi_plan_test *t = &p->tests[p->n_tests];
-	char why[TESTAPI_ERR_MAX], *err = d->err;
-	size_t errlen = d->errlen, old = jdec_index(d, i);
+	char why[TESTAPI_ERR_MAX];
+	size_t old = jdec_index(d, i);
 	int ret;
 
 	if (p->n_tests == TESTAPI_MAX_PLAN) {
 		snprintf(why, sizeof(why), "%.200s: more than %d entries",
 			 d->path, TESTAPI_MAX_PLAN);
-		pl_left_out(&p->n_skipped, p->skipped, why);
 		jdec_pop(d, old);
+		pl_left_out(&p->n_skipped, p->skipped, why);
 		return 0;
 	}
-	d->err = why;
-	d->errlen = sizeof(why);
-	ret = pl_entry(d, v, t);
-	jdec_pop(d, old);
-	d->err = err;
-	d->errlen = errlen;
-	if (!ret) {
-		old = jdec_index(d, i);
+	ret = pl_aside(d, pl_entry, v, t, why);
+	if (!ret && jdec_get(v, "ticket"))
 		ret = pl_entry_ticket(d, v, t, p);
-		jdec_pop(d, old);
-	}
+	jdec_pop(d, old);
 	if (!ret) {
 		p->n_tests++;
 		return 0;
@@ -302,28 +320,37 @@ static int pl_tests(struct jdec *d, const json_t *o, struct testapi_plan *p)
 	return ret;
 }
 
+/* A responder key @v into @obj (a struct testapi_key). */
+static int pl_key(struct jdec *d, const json_t *v, void *obj)
+{
+	struct testapi_key *k = obj;
+	int ret = jdec_object_at(d, v);
+
+	if (!ret)
+		ret = jdec_int(d, v, "period", 0, INT64_MAX, 1, &k->period);
+	if (!ret)
+		ret = testapi_hex_key(d, v, "key", &k->key);
+	return ret;
+}
+
 /* Element @i of responder_keys, or left out with its reason. */
 static int pl_keys_one(struct jdec *d, const json_t *v, size_t i,
 		       struct testapi_plan *p)
 {
 	struct testapi_key *k = &p->keys[p->n_keys];
-	char why[TESTAPI_ERR_MAX], *err = d->err;
-	size_t errlen = d->errlen, old = jdec_index(d, i);
+	char why[TESTAPI_ERR_MAX];
+	size_t old = jdec_index(d, i);
 	int ret;
 
-	d->err = why;
-	d->errlen = sizeof(why);
-	if (p->n_keys == TESTAPI_MAX_KEYS)
-		ret = jdec_fail(d, "more than %d keys", TESTAPI_MAX_KEYS);
-	else
-		ret = jdec_object_at(d, v);
-	if (!ret)
-		ret = jdec_int(d, v, "period", 0, INT64_MAX, 1, &k->period);
-	if (!ret)
-		ret = testapi_hex_key(d, v, "key", &k->key);
+	if (p->n_keys == TESTAPI_MAX_KEYS) {
+		snprintf(why, sizeof(why), "%.200s: more than %d keys", d->path,
+			 TESTAPI_MAX_KEYS);
+		jdec_pop(d, old);
+		pl_left_out(&p->n_skipped, p->skipped, why);
+		return 0;
+	}
+	ret = pl_aside(d, pl_key, v, k, why);
 	jdec_pop(d, old);
-	d->err = err;
-	d->errlen = errlen;
 	if (!ret) {
 		p->n_keys++;
 		return 0;
@@ -349,7 +376,7 @@ static int pl_keys(struct jdec *d, const json_t *o, struct testapi_plan *p)
 	if (!json_is_array(a))
 		return jdec_fail(d, "must be an array");
 	p->has_keys = 1;
-	p->keys = calloc(TESTAPI_MAX_KEYS + 1, sizeof(*p->keys));
+	p->keys = calloc(TESTAPI_MAX_KEYS, sizeof(*p->keys));
 	if (!p->keys)
 		return jdec_nomem(d);
 	for (size_t i = 0; !ret && i < n; i++)
@@ -387,22 +414,20 @@ static int pl_plan(struct jdec *d, const json_t *o, void *obj)
 	return ret;
 }
 
+static void pl_free(void *p)
+{
+	testapi_plan_free(p);
+}
+
 int testapi_plan_decode(const char *json, size_t len, struct testapi_plan **out,
 			char *err, size_t errlen)
 {
-	struct testapi_plan *p = calloc(1, sizeof(*p));
-	int ret;
+	void *p;
+	int ret = testapi_decode(json, len, err, errlen, sizeof(**out), pl_plan,
+				 pl_free, &p);
 
-	*out = NULL;
-	if (!p)
-		return -ENOMEM;
-	ret = testapi_run(json, len, err, errlen, pl_plan, p);
-	if (ret) {
-		testapi_plan_free(p);
-		return ret;
-	}
 	*out = p;
-	return 0;
+	return ret;
 }
 
 void testapi_plan_free(struct testapi_plan *p)

@@ -238,22 +238,20 @@ static int rg_register(struct jdec *d, const json_t *o, void *obj)
 	return ret;
 }
 
+static void rg_free(void *r)
+{
+	testapi_reg_free(r);
+}
+
 int testapi_reg_decode(const char *json, size_t len, struct testapi_reg **out,
 		       char *err, size_t errlen)
 {
-	struct testapi_reg *r = calloc(1, sizeof(*r));
-	int ret;
+	void *r;
+	int ret = testapi_decode(json, len, err, errlen, sizeof(**out),
+				 rg_register, rg_free, &r);
 
-	*out = NULL;
-	if (!r)
-		return -ENOMEM;
-	ret = testapi_run(json, len, err, errlen, rg_register, r);
-	if (ret) {
-		testapi_reg_free(r);
-		return ret;
-	}
 	*out = r;
-	return 0;
+	return ret;
 }
 
 void testapi_reg_free(struct testapi_reg *r)
