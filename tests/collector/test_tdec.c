@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the test API decoders (collector/tdec.c): the seed
+ * Unit tests of the test API decoders (common/testapi.h) on the seed
  * bodies decode to the values they hold (unknowns as NULL/NAN/0, control
  * characters in messages as spaces), and each kind of bad field is refused
  * with a message that starts with its path.
