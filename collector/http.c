@@ -15,7 +15,7 @@
 #include "jdec.h"
 #include "log.h"
 #include "report.h"
-#include "tdec.h"
+#include "testapi.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -97,8 +97,8 @@ struct http_req {
 	int too_big;
 	int counted; /* in http.suspended */
 	struct report *report;
-	struct treg *reg;
-	struct tresults *results;
+	struct testapi_reg *reg;
+	struct testapi_results *results;
 	int by_admin; /* pause/resume with the admin token */
 	struct writer_job job;
 };
@@ -498,16 +498,16 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 
 	switch (req->route) {
 	case ROUTE_REGISTER:
-		rc = tdec_register(body, req->body.len, &req->reg, err,
-				   sizeof(err));
+		rc = testapi_reg_decode(body, req->body.len, &req->reg, err,
+					sizeof(err));
 		if (rc)
 			return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
 		if (!http_same_host(req, req->reg->host, &ret))
 			return ret;
 		return http_submit(req, WRITER_REGISTER);
 	case ROUTE_RESULTS:
-		rc = tdec_results(body, req->body.len, &req->results, err,
-				  sizeof(err));
+		rc = testapi_results_decode(body, req->body.len, &req->results,
+					    err, sizeof(err));
 		if (rc)
 			return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
 		if (!http_same_host(req, req->results->host, &ret))
@@ -632,8 +632,8 @@ static void http_completed(void *cls, struct MHD_Connection *conn,
 	if (req->counted)
 		atomic_fetch_sub(&req->http->suspended, 1);
 	report_free(req->report);
-	tdec_register_free(req->reg);
-	tdec_results_free(req->results);
+	testapi_reg_free(req->reg);
+	testapi_results_free(req->results);
 	free(req->job.answer);
 	buf_free(&req->body);
 	free(req);

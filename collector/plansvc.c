@@ -7,6 +7,7 @@
 #include "plansvc.h"
 #include "log.h"
 #include "store_tests.h"
+#include "testapi.h"
 #include "ticket.h"
 
 #include <errno.h>
@@ -131,26 +132,31 @@ static uint64_t plansvc_ms(double t)
 	return (uint64_t)llround(t * 1000);
 }
 
+/* What one planned test's entry owns until the plan is encoded. */
+struct plansvc_text {
+	char id[64];
+	char key[2 * TICKET_KEY_LEN + 1]; /* the ticket: a secret */
+};
+
 /*
- * The initiator's ticket for test @t with id @id, added to @o: its
- * period and slot in milliseconds (the claims the initiator sends) and
- * the ticket itself, the MAC key of the test's REQUEST. No master key, or
+ * The initiator's ticket for test @t, into @e: its period and slot in
+ * milliseconds (the claims the initiator sends) and the ticket itself, the
+ * MAC key of the test's REQUEST, in hex in @x->key. No master key, or
  * names a ticket cannot hold: no ticket (the test then needs the secret).
  */
 static void plansvc_ticket(const struct plansvc *ps,
-			   const struct planner_test *t, const char *id,
-			   json_t *o)
+			   const struct planner_test *t,
+			   struct testapi_plan_test *e, struct plansvc_text *x)
 {
 	const struct planner_probe *a = &ps->in[t->a], *b = &ps->in[t->b];
 	struct ticket_claims c = {.initiator_port = a->ports[t->a_port].port,
 				  .responder_port = b->ports[t->b_port].port,
 				  .period = ps->plan->period};
 	uint8_t key[TICKET_KEY_LEN], tk[TICKET_KEY_LEN];
-	char hex[2 * TICKET_KEY_LEN + 1];
 
 	if (!ps->o.ticket_key)
 		return;
-	snprintf(c.plan_id, sizeof(c.plan_id), "%s", id);
+	snprintf(c.plan_id, sizeof(c.plan_id), "%s", x->id);
 	snprintf(c.initiator, sizeof(c.initiator), "%s", a->host);
 	snprintf(c.initiator_device, sizeof(c.initiator_device), "%s",
 		 a->ports[t->a_port].device);
@@ -158,98 +164,97 @@ static void plansvc_ticket(const struct plansvc *ps,
 		 b->ports[t->b_port].device);
 	c.not_before_ms = plansvc_ms(ps->period_start + t->not_before);
 	c.deadline_ms = plansvc_ms(ps->period_start + t->deadline);
-	if (ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
-				 b->host, c.period, key) ||
-	    ticket_mint(key, &c, tk))
-		return;
-	ticket_hex(tk, sizeof(tk), hex);
-	json_object_set_new(o, "ticket",
-			    json_pack("{s:I, s:I, s:I, s:s}", "period",
-				      (json_int_t)c.period, "not_before_ms",
-				      (json_int_t)c.not_before_ms,
-				      "deadline_ms", (json_int_t)c.deadline_ms,
-				      "key", hex));
+	if (!ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
+				  b->host, c.period, key) &&
+	    !ticket_mint(key, &c, tk)) {
+		ticket_hex(tk, sizeof(tk), x->key);
+		e->has_ticket = 1;
+		e->ticket = (struct testapi_ticket){
+			.period = (int64_t)c.period,
+			.not_before_ms = (int64_t)c.not_before_ms,
+			.deadline_ms = (int64_t)c.deadline_ms,
+			.key = x->key};
+	}
 	explicit_bzero(key, sizeof(key));
 	explicit_bzero(tk, sizeof(tk));
-	explicit_bzero(hex, sizeof(hex));
 }
 
-static json_t *plansvc_test_json(const struct plansvc *ps,
-				 const struct planner_test *t)
+/* Planned test @t as the plan entry @e; its strings in @x. */
+static void plansvc_entry(const struct plansvc *ps,
+			  const struct planner_test *t,
+			  struct testapi_plan_test *e, struct plansvc_text *x)
 {
 	const struct planner_probe *a = &ps->in[t->a], *b = &ps->in[t->b];
 	const struct planner_port *pa = &a->ports[t->a_port];
 	const struct planner_port *pb = &b->ports[t->b_port];
-	char id[64];
-	json_t *o;
 
-	snprintf(id, sizeof(id), "p%.0f-%016llx", ps->period_start,
+	snprintf(x->id, sizeof(x->id), "p%.0f-%016llx", ps->period_start,
 		 (unsigned long long)t->key);
-	o = json_pack("{s:s, s:s, s:{s:s, s:i}, s:{s:s, s:s, s:i, s:s, "
-		      "s:i}, s:f, s:f}",
-		      "id", id, "profile", t->profile, "local", "device",
-		      pa->device, "port", (int)pa->port, "peer", "host",
-		      b->host, "address", b->address, "port", (int)b->resp_port,
-		      "device", pb->device, "port_num", (int)pb->port,
-		      "not_before", ps->period_start + t->not_before,
-		      "deadline", ps->period_start + t->deadline);
-	if (o)
-		plansvc_ticket(ps, t, id, o);
-	return o;
+	/* The encoder only reads these (testapi.h). */
+	*e = (struct testapi_plan_test){
+		.id = x->id,
+		.profile = (char *)t->profile,
+		.local_device = (char *)pa->device,
+		.local_port = pa->port,
+		.peer_host = (char *)b->host,
+		.peer_address = (char *)b->address,
+		.peer_port = b->resp_port,
+		.peer_device = (char *)pb->device,
+		.peer_port_num = pb->port,
+		.not_before = ps->period_start + t->not_before,
+		.deadline = ps->period_start + t->deadline,
+	};
+	plansvc_ticket(ps, t, e, x);
 }
 
 /*
- * @host's own responder keys, this period's and the next's: the plan a
- * responder fetched before the period turned still checks the tickets
- * initiators get after it.
+ * @host's own responder keys, this period's and the next's, into @p (hex
+ * in @hex): the plan a responder fetched before the period turned still
+ * checks the tickets initiators get after it.
  */
-static json_t *plansvc_keys_json(const struct plansvc *ps, const char *host)
+static void plansvc_keys(const struct plansvc *ps, const char *host,
+			 struct testapi_plan *p,
+			 char (*hex)[2 * TICKET_KEY_LEN + 1])
 {
-	json_t *keys = json_array();
 	uint8_t key[TICKET_KEY_LEN];
-	char hex[2 * TICKET_KEY_LEN + 1];
 
-	for (uint64_t p = ps->plan->period;
-	     keys && ps->o.ticket_key && p <= ps->plan->period + 1; p++) {
+	for (uint64_t k = ps->plan->period;
+	     ps->o.ticket_key && k <= ps->plan->period + 1; k++) {
 		if (ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
-					 host, p, key))
+					 host, k, key))
 			break;
-		ticket_hex(key, sizeof(key), hex);
-		json_array_append_new(keys,
-				      json_pack("{s:I, s:s}", "period",
-						(json_int_t)p, "key", hex));
+		ticket_hex(key, sizeof(key), hex[p->n_keys]);
+		p->keys[p->n_keys].period = (int64_t)k;
+		p->keys[p->n_keys].key = hex[p->n_keys];
+		p->n_keys++;
 	}
 	explicit_bzero(key, sizeof(key));
-	explicit_bzero(hex, sizeof(hex));
-	return keys;
 }
 
-/* The tests @host initiates, appended to @tests. */
-static int plansvc_host_tests(const struct plansvc *ps, const char *host,
-			      json_t *tests)
+/* The range [*lo, *hi) of the plan's tests that @host initiates. */
+static void plansvc_host_tests(const struct plansvc *ps, const char *host,
+			       size_t *lo, size_t *hi)
 {
 	const struct planner_probe *p = bsearch(
 		host, ps->in, ps->n_in, sizeof(*ps->in), plansvc_cmp_host);
 	const struct planner_plan *pl = ps->plan;
-	size_t lo = 0, hi = pl->n_tests;
 	uint32_t idx;
 
+	*lo = *hi = 0;
 	if (!p)
-		return 0;
+		return;
 	idx = (uint32_t)(p - ps->in);
-	while (lo < hi) { /* first test with a >= idx */
-		size_t mid = lo + (hi - lo) / 2;
+	*hi = pl->n_tests;
+	while (*lo < *hi) { /* first test with a >= idx */
+		size_t mid = *lo + (*hi - *lo) / 2;
 
 		if (pl->tests[mid].a < idx)
-			lo = mid + 1;
+			*lo = mid + 1;
 		else
-			hi = mid;
+			*hi = mid;
 	}
-	for (; lo < pl->n_tests && pl->tests[lo].a == idx; lo++)
-		if (json_array_append_new(
-			    tests, plansvc_test_json(ps, &pl->tests[lo])))
-			return -ENOMEM;
-	return 0;
+	for (*hi = *lo; *hi < pl->n_tests && pl->tests[*hi].a == idx; (*hi)++)
+		;
 }
 
 static int plansvc_dump(json_t *o, char **out)
@@ -262,26 +267,39 @@ static int plansvc_dump(json_t *o, char **out)
 int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
 		      double now, char **out)
 {
-	int paused, ret = plansvc_ensure(ps, st, now);
-	json_t *o, *tests;
+	struct testapi_key keys[2];
+	char hex[2][2 * TICKET_KEY_LEN + 1];
+	struct testapi_plan p = {.host = (char *)host, .keys = keys};
+	struct plansvc_text *x = NULL;
+	size_t lo = 0, hi = 0;
+	int ret = plansvc_ensure(ps, st, now);
 
 	*out = NULL;
 	if (ret)
 		return ret;
-	paused = store_paused(st, host);
-	if (paused < 0)
-		return paused;
-	tests = json_array();
-	o = json_pack("{s:i, s:s, s:f, s:f, s:b, s:o, s:o}", "version", 1,
-		      "host", host, "period_seconds", ps->o.planner.period,
-		      "period_start", ps->period_start, "paused", paused,
-		      "tests", tests, "responder_keys",
-		      plansvc_keys_json(ps, host));
-	if (o && !paused && plansvc_host_tests(ps, host, tests)) {
-		json_decref(o);
-		return -ENOMEM;
+	p.paused = store_paused(st, host);
+	if (p.paused < 0)
+		return p.paused;
+	p.period_seconds = ps->o.planner.period;
+	p.period_start = ps->period_start;
+	if (!p.paused)
+		plansvc_host_tests(ps, host, &lo, &hi);
+	p.tests = calloc(hi - lo + 1, sizeof(*p.tests));
+	x = calloc(hi - lo + 1, sizeof(*x));
+	ret = p.tests && x ? 0 : -ENOMEM;
+	for (size_t i = lo; !ret && i < hi; i++)
+		plansvc_entry(ps, &ps->plan->tests[i], &p.tests[p.n_tests++],
+			      &x[i - lo]);
+	if (!ret) {
+		plansvc_keys(ps, host, &p, hex);
+		ret = testapi_plan_encode(&p, out);
 	}
-	return plansvc_dump(o, out);
+	if (x)
+		explicit_bzero(x, (hi - lo + 1) * sizeof(*x));
+	explicit_bzero(hex, sizeof(hex));
+	free(x);
+	free(p.tests);
+	return ret;
 }
 
 int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,

@@ -17,7 +17,7 @@
 #include "store_regress_int.h"
 #include "expected.h"
 #include "store_int.h"
-#include "tdec.h"
+#include "testapi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -154,7 +154,7 @@ int store_regress_flush(struct store *st, double now)
 struct rlink {
 	int64_t id;
 	const char *host;
-	const struct tresult *t;
+	const struct testapi_result *t;
 	enum baseline_metric metric;
 	double value;
 	double last_started, window_from, under_since, under_from;
@@ -359,7 +359,7 @@ static int expected_end_of(struct store *st, const char *host,
 static int expected_of(struct store *st, const struct rlink *l,
 		       struct expected_figure *f)
 {
-	const struct tresult *t = l->t;
+	const struct testapi_result *t = l->t;
 	struct expected_end a, b;
 	struct expected_test et;
 	int ret;
@@ -836,18 +836,18 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 }
 
 int store_regress_result(struct store *st, const char *host,
-			 const struct tresult *t, double now)
+			 const struct testapi_result *t, double now)
 {
-	static const enum tdec_fig figs[BASELINE_METRICS] = {
-		[BASELINE_BANDWIDTH] = TFIG_BW_AVG,
-		[BASELINE_LATENCY] = TFIG_LAT_MEDIAN,
+	static const enum testapi_fig figs[BASELINE_METRICS] = {
+		[BASELINE_BANDWIDTH] = TESTAPI_FIG_BW_AVG,
+		[BASELINE_LATENCY] = TESTAPI_FIG_LAT_MEDIAN,
 	};
 	struct store_regress *rg = st->regress;
 	int ret = 0;
 
-	if (!rg || !t->outcome || strcmp(t->outcome, "ok") || t->busy ||
-	    !t->local_device || !t->local_port || !t->peer_host ||
-	    !t->peer_device || !t->peer_port || !t->profile)
+	if (!rg || t->outcome != TESTAPI_OK || t->busy || !t->local_device ||
+	    !t->local_port || !t->peer_host || !t->peer_device ||
+	    !t->peer_port || !t->profile)
 		return 0;
 	if (t->started < now - rg->window)
 		return 0;

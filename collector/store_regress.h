@@ -16,7 +16,7 @@
 
 struct baseline_opts;
 struct store;
-struct tresult;
+struct testapi_result;
 
 /* Prepare the statements (store_open); @o NULL: disabled. */
 int store_regress_prepare(struct store *st, const struct baseline_opts *o,
@@ -31,7 +31,7 @@ void store_regress_finalize(struct store *st);
  * window or than the link's latest judged result change nothing.
  */
 int store_regress_result(struct store *st, const char *host,
-			 const struct tresult *t, double now);
+			 const struct testapi_result *t, double now);
 
 /* Redo the suspect inference where store_regress_result() changed state. */
 int store_regress_flush(struct store *st, double now);

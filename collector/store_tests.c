@@ -14,7 +14,7 @@
 #include "map.h"
 #include "store_int.h"
 #include "store_regress.h"
-#include "tdec.h"
+#include "testapi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,6 +27,9 @@
 	"_host AND s.a_device = p." x "_device AND s.a_port = p." x            \
 	"_port AND s.b_host = p." y "_host AND s.b_device = p." y              \
 	"_device AND s.b_port = p." y "_port)"
+
+/* The parameter of the first figure in TSQL_RESULT_INS. */
+#define RESULT_FIG0 20
 
 static const char *const tsql_text[TSQL_COUNT] = {
 	[TSQL_PROBE_UPSERT] =
@@ -42,19 +45,16 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"INSERT INTO probe_port (probe_id, device, port, state, "
 		"link_layer, lid, subnet_prefix, pkeys) VALUES (?1, ?2, ?3, "
 		"?4, ?5, ?6, ?7, ?8)",
+	/* The figures last: columns from the table (testapi.h), bound from
+	   RESULT_FIG0. */
 	[TSQL_RESULT_INS] =
 		"INSERT INTO result (result_id, host, plan_id, profile, test, "
 		"started, duration_seconds, local_device, local_port, "
 		"peer_host, peer_device, peer_port, outcome, error, wc_status, "
-		"busy, busy_reason, bw_avg_bytes_per_second, "
-		"bw_peak_bytes_per_second, bw_min_bytes_per_second, "
-		"msg_rate_per_second, lat_min_seconds, lat_median_seconds, "
-		"lat_mean_seconds, lat_p99_seconds, lat_p999_seconds, "
-		"lat_max_seconds, lat_stdev_seconds, cpu_seconds, params, "
-		"received) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-		"?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-		"?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31) ON CONFLICT "
-		"(result_id) DO NOTHING",
+		"busy, busy_reason, params, received" TESTAPI_FIG_SQL_COLUMNS
+		") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		"?13, ?14, ?15, ?16, ?17, ?18, ?19" TESTAPI_FIG_SQL_PARAMS
+		") ON CONFLICT (result_id) DO NOTHING",
 	[TSQL_PAIR_UPSERT] =
 		"INSERT INTO pair_seen VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
 		"?9) ON CONFLICT DO UPDATE SET last_measured = "
@@ -186,7 +186,7 @@ static void bind_real(sqlite3_stmt *s, int i, double v)
 
 /* ---- registration ---- */
 
-static int reg_json(const struct treg *r, char **labels, char **profiles)
+static int reg_json(const struct testapi_reg *r, char **labels, char **profiles)
 {
 	json_t *l = json_object(), *p = json_array();
 
@@ -202,7 +202,8 @@ static int reg_json(const struct treg *r, char **labels, char **profiles)
 	return *labels && *profiles ? 0 : -ENOMEM;
 }
 
-static int reg_port(struct store *st, int64_t id, const struct treg_port *p)
+static int reg_port(struct store *st, int64_t id,
+		    const struct testapi_reg_port *p)
 {
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PORT_INS);
 	json_t *a = json_array();
@@ -229,7 +230,7 @@ static int reg_port(struct store *st, int64_t id, const struct treg_port *p)
 	return ret;
 }
 
-int store_register(struct store *st, const struct treg *r, double now)
+int store_register(struct store *st, const struct testapi_reg *r, double now)
 {
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PROBE_UPSERT);
 	char *labels = NULL, *profiles = NULL;
@@ -272,7 +273,7 @@ out:
 /* ---- results ---- */
 
 static void result_bind(sqlite3_stmt *s, const char *host,
-			const struct tresult *t, double now)
+			const struct testapi_result *t, double now)
 {
 	store_bind_text(s, 1, t->id);
 	store_bind_text(s, 2, host);
@@ -286,15 +287,15 @@ static void result_bind(sqlite3_stmt *s, const char *host,
 	store_bind_text(s, 10, t->peer_host);
 	store_bind_text(s, 11, t->peer_device);
 	bind_uint(s, 12, t->peer_port);
-	store_bind_text(s, 13, t->outcome);
+	store_bind_text(s, 13, testapi_outcome_name(t->outcome));
 	store_bind_text(s, 14, t->error);
 	store_bind_text(s, 15, t->wc_status);
 	sqlite3_bind_int(s, 16, t->busy);
 	store_bind_text(s, 17, t->busy_reason);
-	for (int i = 0; i < TFIG_COUNT; i++)
-		bind_real(s, 18 + i, t->fig[i]);
-	store_bind_text(s, 30, t->params);
-	sqlite3_bind_double(s, 31, now);
+	store_bind_text(s, 18, t->params);
+	sqlite3_bind_double(s, 19, now);
+	for (int i = 0; i < TESTAPI_FIG_COUNT; i++)
+		bind_real(s, RESULT_FIG0 + i, t->fig[i]);
 }
 
 /* Order of two ports: host, then device, then port number. */
@@ -332,7 +333,7 @@ static int port_known(struct store *st, const char *host, const char *device,
  * the size of the fabric, whatever a host posts.
  */
 static int result_ends_known(struct store *st, const char *host,
-			     const struct tresult *t)
+			     const struct testapi_result *t)
 {
 	int ret;
 
@@ -348,7 +349,7 @@ static int result_ends_known(struct store *st, const char *host,
 
 /* pair_seen for a result between two registered probe ports. */
 static int result_pair(struct store *st, const char *host,
-		       const struct tresult *t)
+		       const struct testapi_result *t)
 {
 	sqlite3_stmt *s;
 	int swap;
@@ -363,8 +364,8 @@ static int result_pair(struct store *st, const char *host,
 	store_bind_text(s, swap ? 2 : 5, t->peer_device);
 	sqlite3_bind_int64(s, swap ? 3 : 6, t->peer_port);
 	sqlite3_bind_double(s, 7, t->started);
-	store_bind_text(s, 8, t->outcome);
-	if (!strcmp(t->outcome, "ok"))
+	store_bind_text(s, 8, testapi_outcome_name(t->outcome));
+	if (t->outcome == TESTAPI_OK)
 		sqlite3_bind_double(s, 9, t->started);
 	return store_done(st, s, "pair_seen");
 }
@@ -375,7 +376,7 @@ static int result_pair(struct store *st, const char *host,
  * regressions). Returns 0 or a negative errno.
  */
 static int result_links(struct store *st, const char *host,
-			const struct tresult *t, double now)
+			const struct testapi_result *t, double now)
 {
 	int ret = result_ends_known(st, host, t);
 
@@ -426,16 +427,17 @@ static int tcap_load(struct store *st, struct tcap *c, const char *host,
 	store_bind_text(s, 1, host);
 	sqlite3_bind_double(s, 2, since);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct tresult t = {
+		struct testapi_result t = {
 			.peer_host = (char *)sqlite3_column_text(s, 0),
 			.peer_device = (char *)sqlite3_column_text(s, 1),
 			.peer_port = (unsigned)sqlite3_column_int64(s, 2),
 		};
 		const char *profile = (const char *)sqlite3_column_text(s, 3);
-		char key[3 * TDEC_MAX_NAME + 16];
+		char key[3 * TESTAPI_MAX_NAME + 16];
 
 		/* past a cap, the set is simply full; no cap, no set */
-		if (o->results_max_peers && tdec_peer_key(&t, key, sizeof(key)))
+		if (o->results_max_peers &&
+		    testapi_peer_key(&t, key, sizeof(key)))
 			ret = tcap_add(c, c->peers, key, o->results_max_peers);
 		if ((!ret || ret == -EDQUOT) && profile &&
 		    o->results_max_profiles)
@@ -489,11 +491,11 @@ static int tcap_get(struct store *st, const char *host, double now,
  * a refused batch takes nothing of the cap. *@bad: the first result past
  * it. 0, -EDQUOT, -ENOMEM.
  */
-static int tcap_check(const struct tresults *r, int peers, struct map *set,
-		      long long max, size_t *bad)
+static int tcap_check(const struct testapi_results *r, int peers,
+		      struct map *set, long long max, size_t *bad)
 {
 	struct map *fresh;
-	char key[3 * TDEC_MAX_NAME + 16];
+	char key[3 * TESTAPI_MAX_NAME + 16];
 	int ret = 0;
 
 	if (!max)
@@ -502,7 +504,7 @@ static int tcap_check(const struct tresults *r, int peers, struct map *set,
 		return -ENOMEM;
 	for (size_t i = 0; !ret && i < r->n; i++) {
 		const char *k =
-			peers ? tdec_peer_key(&r->v[i], key, sizeof(key))
+			peers ? testapi_peer_key(&r->v[i], key, sizeof(key))
 			      : r->v[i].profile;
 
 		if (!k || map_get(set, k) || map_get(fresh, k))
@@ -520,13 +522,13 @@ static int tcap_check(const struct tresults *r, int peers, struct map *set,
 
 /* Add the keys of @r to @c's capped sets (after tcap_check() passed). */
 static int tcap_take(struct tcap *c, const struct store_opts *o,
-		     const struct tresults *r)
+		     const struct testapi_results *r)
 {
-	char key[3 * TDEC_MAX_NAME + 16];
+	char key[3 * TESTAPI_MAX_NAME + 16];
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < r->n; i++) {
-		const char *k = tdec_peer_key(&r->v[i], key, sizeof(key));
+		const char *k = testapi_peer_key(&r->v[i], key, sizeof(key));
 
 		if (k && o->results_max_peers)
 			ret = tcap_add(c, c->peers, k, 0);
@@ -537,7 +539,7 @@ static int tcap_take(struct tcap *c, const struct store_opts *o,
 }
 
 /* The caps of @r: 0, -EINVAL with the reason in last_error, -errno. */
-static int results_capped(struct store *st, const struct tresults *r,
+static int results_capped(struct store *st, const struct testapi_results *r,
 			  double now)
 {
 	const struct store_opts *o = &st->opts;
@@ -572,18 +574,18 @@ static int results_capped(struct store *st, const struct tresults *r,
 }
 
 /* "started" within the window of the collector's clock. */
-static int results_in_window(struct store *st, const struct tresults *r,
+static int results_in_window(struct store *st, const struct testapi_results *r,
 			     double now)
 {
 	const struct store_opts *o = &st->opts;
 
-	return tdec_results_window(
+	return testapi_results_window(
 		r, now, o->results_max_age > 0 ? o->results_max_age : INFINITY,
 		o->results_max_ahead > 0 ? o->results_max_ahead : INFINITY,
 		st->last_error, sizeof(st->last_error));
 }
 
-int store_results(struct store *st, const struct tresults *r, double now,
+int store_results(struct store *st, const struct testapi_results *r, double now,
 		  size_t *stored, size_t *dups)
 {
 	sqlite3_stmt *s;

@@ -15,21 +15,21 @@
 #include <stddef.h>
 
 struct store;
-struct treg;
-struct tresults;
+struct testapi_reg;
+struct testapi_results;
 
 int store_tests_prepare(struct store *st);
 void store_tests_finalize(struct store *st);
 
 /* Upsert the probe and replace its labels and ports. */
-int store_register(struct store *st, const struct treg *r, double now);
+int store_register(struct store *st, const struct testapi_reg *r, double now);
 
 /*
  * store_results() - insert each result once (ON CONFLICT (result_id) DO
  * NOTHING), update pair_seen for the new ones with a known peer, and the
  * probe's drop counts. *@stored and *@dups get the counts.
  */
-int store_results(struct store *st, const struct tresults *r, double now,
+int store_results(struct store *st, const struct testapi_results *r, double now,
 		  size_t *stored, size_t *dups);
 
 /* Set or clear @host's pause. */

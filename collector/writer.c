@@ -9,7 +9,7 @@
 #include "report.h"
 #include "store_regress.h"
 #include "store_tests.h"
-#include "tdec.h"
+#include "testapi.h"
 
 #include <errno.h>
 #include <pthread.h>

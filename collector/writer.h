@@ -18,8 +18,8 @@
 
 struct plansvc;
 struct report;
-struct treg;
-struct tresults;
+struct testapi_reg;
+struct testapi_results;
 struct writer;
 
 enum writer_kind {
@@ -41,10 +41,10 @@ struct writer_job {
 	enum writer_kind kind;
 	const struct report *report; /* owned by the submitter */
 	const char *host; /* RETIRE, PLAN, PAUSE; owned by the submitter */
-	const struct treg *reg;		/* WRITER_REGISTER */
-	const struct tresults *results; /* WRITER_RESULTS */
-	int flag, by_admin;		/* WRITER_PAUSE */
-	size_t rows;			/* set by writer_submit() */
+	const struct testapi_reg *reg;	       /* WRITER_REGISTER */
+	const struct testapi_results *results; /* WRITER_RESULTS */
+	int flag, by_admin;		       /* WRITER_PAUSE */
+	size_t rows;			       /* set by writer_submit() */
 	/* Results, set before done() is called. */
 	int status; /* 0; -ENOENT (retire of an unknown host); -EINVAL (the
 		     * rows break a constraint); other -errno: storage failed */

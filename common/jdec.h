@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Field-path JSON decoding on jansson, shared by the report decoder
- * (report_decode.c) and the test API decoders (collector/tdec.c): a decoder
+ * (report_decode.c) and the test API codec (testapi.c): a decoder
  * keeps the path of the field it is at ("devices[0].ports[1].lid") and every
  * check that fails writes "<path>: <reason>" into the caller's error buffer,
  * so a 400 answer names the field an operator has to fix.

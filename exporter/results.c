@@ -438,11 +438,11 @@ static int result_row(struct results *r, sqlite3_stmt *s)
 				&r->cap_outcomes);
 	if (w->profile == RES_NONE || w->outcome == RES_NONE)
 		return -ENOMEM;
-	w->ok = outcome && !strcmp(outcome, "ok");
+	w->ok = outcome && !strcmp(outcome, testapi_outcome_name(TESTAPI_OK));
 	w->busy = sqlite3_column_int(s, 11) != 0;
 	/* to the millisecond: 13 digits print exactly in %.15g */
 	w->started = round(sqlite3_column_double(s, 1) * 1e3) / 1e3;
-	for (int f = 0; f < RF_COUNT; f++)
+	for (int f = 0; f < TESTAPI_FIG_COUNT; f++)
 		w->fig[f] = col_fig(s, 12 + f);
 	r->n_rows++;
 	return 0;
@@ -457,12 +457,8 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 {
 	static const char sql[] =
 		"SELECT id, started, host, local_device, local_port, peer_host,"
-		" peer_device, peer_port, profile, outcome, wc_status, busy,"
-		" bw_avg_bytes_per_second, bw_peak_bytes_per_second,"
-		" bw_min_bytes_per_second, msg_rate_per_second,"
-		" lat_min_seconds, lat_median_seconds, lat_mean_seconds,"
-		" lat_p99_seconds, lat_p999_seconds, lat_max_seconds,"
-		" lat_stdev_seconds FROM result"
+		" peer_device, peer_port, profile, outcome, wc_status, "
+		"busy" TESTAPI_FIG_SQL_COLUMNS " FROM result"
 		" WHERE (started, id) > (?1, ?2) AND started <= ?4"
 		" ORDER BY started, id LIMIT ?3";
 	double after = r->o.now - r->o.period;

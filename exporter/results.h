@@ -41,22 +41,6 @@ struct results_opts {
 	size_t chunk_rows;	 /* result rows per read transaction */
 };
 
-/* The figures of a result, in the schema's units; NaN when unknown. */
-enum results_fig {
-	RF_BW_AVG,
-	RF_BW_PEAK,
-	RF_BW_MIN,
-	RF_MSG_RATE,
-	RF_LAT_MIN,
-	RF_LAT_MEDIAN,
-	RF_LAT_MEAN,
-	RF_LAT_P99,
-	RF_LAT_P999,
-	RF_LAT_MAX,
-	RF_LAT_STDEV,
-	RF_COUNT,
-};
-
 struct results;
 
 /*

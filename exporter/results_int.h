@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "results.h"
 #include "tally.h"
+#include "testapi.h"
 
 #define RES_NONE UINT32_MAX
 
@@ -43,7 +44,7 @@ struct res_row {
 	uint32_t profile, outcome;
 	int ok, busy;
 	double started;
-	double fig[RF_COUNT];
+	double fig[TESTAPI_FIG_COUNT]; /* NaN: unknown */
 };
 
 /* A name → index table over several kinds of names. */

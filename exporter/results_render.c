@@ -24,7 +24,7 @@ struct att {
 /* Worst and median of each figure over one run of atts. */
 struct agg {
 	uint32_t ent, profile;
-	double worst[RF_COUNT], median[RF_COUNT];
+	double worst[TESTAPI_FIG_COUNT], median[TESTAPI_FIG_COUNT];
 };
 
 struct aggs {
@@ -33,7 +33,7 @@ struct aggs {
 };
 
 struct stat_def {
-	enum results_fig fig;
+	enum testapi_fig fig;
 	const char *stat; /* stat="..." or NULL: no stat label */
 };
 
@@ -47,29 +47,33 @@ struct fig_family {
 };
 
 static const struct stat_def bw_pair[] = {
-	{RF_BW_AVG, "stat=\"avg\""},
-	{RF_BW_PEAK, "stat=\"peak\""},
-	{RF_BW_MIN, "stat=\"min\""},
+	{TESTAPI_FIG_BW_AVG, "stat=\"avg\""},
+	{TESTAPI_FIG_BW_PEAK, "stat=\"peak\""},
+	{TESTAPI_FIG_BW_MIN, "stat=\"min\""},
 };
 static const struct stat_def bw_agg[] = {
-	{RF_BW_AVG, "stat=\"avg\""},
-	{RF_BW_MIN, "stat=\"min\""},
+	{TESTAPI_FIG_BW_AVG, "stat=\"avg\""},
+	{TESTAPI_FIG_BW_MIN, "stat=\"min\""},
 };
-static const struct stat_def rate_stats[] = {{RF_MSG_RATE, NULL}};
+static const struct stat_def rate_stats[] = {{TESTAPI_FIG_MSG_RATE, NULL}};
 /* group pairs are many (G(G+1)/2): the headline figures only */
-static const struct stat_def bw_grp[] = {{RF_BW_AVG, "stat=\"avg\""}};
-static const struct stat_def lat_grp[] = {{RF_LAT_P99, "stat=\"p99\""}};
+static const struct stat_def bw_grp[] = {{TESTAPI_FIG_BW_AVG, "stat=\"avg\""}};
+static const struct stat_def lat_grp[] = {
+	{TESTAPI_FIG_LAT_P99, "stat=\"p99\""}};
 static const struct stat_def lat_pair[] = {
-	{RF_LAT_MIN, "stat=\"min\""},	  {RF_LAT_MEDIAN, "stat=\"median\""},
-	{RF_LAT_MEAN, "stat=\"mean\""},	  {RF_LAT_P99, "stat=\"p99\""},
-	{RF_LAT_P999, "stat=\"p999\""},	  {RF_LAT_MAX, "stat=\"max\""},
-	{RF_LAT_STDEV, "stat=\"stdev\""},
+	{TESTAPI_FIG_LAT_MIN, "stat=\"min\""},
+	{TESTAPI_FIG_LAT_MEDIAN, "stat=\"median\""},
+	{TESTAPI_FIG_LAT_MEAN, "stat=\"mean\""},
+	{TESTAPI_FIG_LAT_P99, "stat=\"p99\""},
+	{TESTAPI_FIG_LAT_P999, "stat=\"p999\""},
+	{TESTAPI_FIG_LAT_MAX, "stat=\"max\""},
+	{TESTAPI_FIG_LAT_STDEV, "stat=\"stdev\""},
 };
 static const struct stat_def lat_agg[] = {
-	{RF_LAT_MIN, "stat=\"min\""},
-	{RF_LAT_MEDIAN, "stat=\"median\""},
-	{RF_LAT_P99, "stat=\"p99\""},
-	{RF_LAT_MAX, "stat=\"max\""},
+	{TESTAPI_FIG_LAT_MIN, "stat=\"min\""},
+	{TESTAPI_FIG_LAT_MEDIAN, "stat=\"median\""},
+	{TESTAPI_FIG_LAT_P99, "stat=\"p99\""},
+	{TESTAPI_FIG_LAT_MAX, "stat=\"max\""},
 };
 
 static const struct fig_family fig_families[] = {
@@ -122,8 +126,8 @@ static void agg_run(const struct results *r, const struct att *at, size_t n,
 {
 	g->ent = at[0].ent;
 	g->profile = at[0].profile;
-	for (int f = 0; f < RF_COUNT; f++) {
-		int max = f >= RF_LAT_MIN;
+	for (int f = 0; f < TESTAPI_FIG_COUNT; f++) {
+		int max = testapi_figs[f].larger_is_worse;
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -264,7 +268,7 @@ static int render_aggs(struct expo *e, const struct results *r,
 			if (ent_labels(r, groups, g->ent, lb))
 				return e->err = -ENOMEM;
 			for (size_t s = 0; s < n_st; s++) {
-				enum results_fig fig = st[s].fig;
+				enum testapi_fig fig = st[s].fig;
 
 				if (isnan(g->worst[fig]))
 					continue;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The daemon and the collector (docs/api-daemon-draft.md): the counters
- * push (the newest report only), POST /api/v1/register, GET /api/v1/plan
- * and POST /api/v1/results in batches from the spool. Result pushes tell
+ * The daemon and the collector (docs/api.md): the counters push (the
+ * newest report only), POST /api/v1/register, GET /api/v1/plan and
+ * POST /api/v1/results in batches from the spool, the bodies by the test
+ * API codec (common/testapi.h). Result pushes tell
  * the event loop whether to retry (connection errors, 5xx, 429: backoff)
  * or carry on; a result the collector refuses with another 4xx is moved
  * aside, found by sending the refused batch one result at a time.
@@ -10,15 +11,16 @@
 #include "daemon_int.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "log.h"
+#include "testapi.h"
 
 #define PLAN_MAX_BODY (8u << 20)
+#define NET_PREFIX_LEN 19 /* "fe80:0000:0000:0000": GID 0's subnet prefix */
 #define RESULTS_MAX_BODY (32u << 20)
 
 static int net_push_new(struct daemon *d, const char *path, size_t max_resp,
@@ -100,70 +102,93 @@ int daemon_push_counters(struct daemon *d)
 	return ret;
 }
 
-static json_t *net_port_json(const char *dev, const struct report_port *p)
+/* @p of device @dev as registered; arrays allocated, strings borrowed. */
+static int net_reg_port(const char *dev, const struct report_port *p,
+			struct testapi_reg_port *o, char *prefix)
 {
-	json_t *o = json_pack("{s:s, s:i, s:i}", "device", dev, "port",
-			      (int)p->port, "state", p->state);
-	json_t *pk = json_array(), *g = json_array();
+	const char *gid0 = p->n_gids ? p->gids[0].gid : NULL;
 
-	if (p->link_layer)
-		json_object_set_new(o, "link_layer",
-				    json_string(p->link_layer));
-	if (p->lid >= 0)
-		json_object_set_new(o, "lid", json_integer(p->lid));
-	if (p->n_gids && p->gids[0].gid && strlen(p->gids[0].gid) >= 19)
-		json_object_set_new(o, "subnet_prefix",
-				    json_stringn(p->gids[0].gid, 19));
+	/* The encoder only reads the strings (testapi.h). */
+	*o = (struct testapi_reg_port){.device = (char *)dev,
+				       .port = p->port,
+				       .state = p->state,
+				       .link_layer = p->link_layer,
+				       .lid = p->lid};
+	if (gid0 && strlen(gid0) >= NET_PREFIX_LEN) {
+		memcpy(prefix, gid0, NET_PREFIX_LEN);
+		prefix[NET_PREFIX_LEN] = '\0';
+		o->subnet_prefix = prefix;
+	}
+	o->pkeys = calloc(p->n_pkeys + 1, sizeof(*o->pkeys));
+	o->gids = calloc(p->n_gids + 1, sizeof(*o->gids));
+	if (!o->pkeys || !o->gids)
+		return -ENOMEM;
 	for (size_t k = 0; k < p->n_pkeys; k++)
-		json_array_append_new(pk, json_integer(p->pkeys[k].pkey));
+		o->pkeys[o->n_pkeys++] = p->pkeys[k].pkey;
 	for (size_t k = 0; k < p->n_gids; k++)
 		if (p->gids[k].gid)
-			json_array_append_new(g, json_string(p->gids[k].gid));
-	json_object_set_new(o, "pkeys", pk);
-	json_object_set_new(o, "gids", g);
-	return o;
+			o->gids[o->n_gids++] = p->gids[k].gid;
+	return 0;
+}
+
+/* Our labels, profiles and the newest report's ports into @r. */
+static int net_reg_fill(struct daemon *d, struct testapi_reg *r,
+			char (*prefix)[NET_PREFIX_LEN + 1])
+{
+	const struct probe_settings *s = d->s;
+	int ret = 0;
+
+	for (size_t i = 0; i < s->n_labels; i++)
+		r->labels[r->n_labels++] = (struct testapi_label){
+			.key = (char *)s->labels[i].key,
+			.value = (char *)s->labels[i].value};
+	for (size_t i = 0; i < s->n_profiles; i++)
+		r->profiles[r->n_profiles++] = (char *)s->profiles[i].name;
+	for (size_t i = 0; !ret && d->latest && i < d->latest->n_devices; i++) {
+		const struct report_device *dv = &d->latest->devices[i];
+
+		for (size_t j = 0; !ret && j < dv->n_ports; j++, r->n_ports++)
+			ret = net_reg_port(dv->name, &dv->ports[j],
+					   &r->ports[r->n_ports],
+					   prefix[r->n_ports]);
+	}
+	return ret;
 }
 
 static char *net_register_body(struct daemon *d)
 {
 	const struct probe_settings *s = d->s;
-	json_t *labels = json_object(), *profiles = json_array();
-	json_t *ports = json_array(), *o;
-	char *text;
+	struct testapi_reg r = {.host = d->host,
+				.address = s->responder_address
+						   ? s->responder_address
+						   : d->host,
+				.port = d->resp_port};
+	char(*prefix)[NET_PREFIX_LEN + 1] = NULL, *text = NULL;
+	size_t np = 0;
 
-	for (size_t i = 0; i < s->n_labels; i++)
-		json_object_set_new(labels, s->labels[i].key,
-				    json_string(s->labels[i].value));
-	for (size_t i = 0; i < s->n_profiles; i++)
-		json_array_append_new(profiles,
-				      json_string(s->profiles[i].name));
-	for (size_t i = 0; d->latest && i < d->latest->n_devices; i++) {
-		const struct report_device *dv = &d->latest->devices[i];
-
-		for (size_t j = 0; j < dv->n_ports; j++)
-			json_array_append_new(
-				ports, net_port_json(dv->name, &dv->ports[j]));
+	for (size_t i = 0; d->latest && i < d->latest->n_devices; i++)
+		np += d->latest->devices[i].n_ports;
+	r.labels = calloc(s->n_labels + 1, sizeof(*r.labels));
+	r.profiles = calloc(s->n_profiles + 1, sizeof(*r.profiles));
+	r.ports = calloc(np + 1, sizeof(*r.ports));
+	prefix = calloc(np + 1, sizeof(*prefix));
+	if (r.labels && r.profiles && r.ports && prefix &&
+	    !net_reg_fill(d, &r, prefix))
+		testapi_reg_encode(&r, &text);
+	for (size_t i = 0; r.ports && i < r.n_ports; i++) {
+		free(r.ports[i].pkeys);
+		free(r.ports[i].gids);
 	}
-	o = json_pack("{s:i, s:s, s:{s:s, s:i}, s:o, s:o, s:o}", "version", 1,
-		      "host", d->host, "responder", "address",
-		      s->responder_address ? s->responder_address : d->host,
-		      "port", (int)d->resp_port, "labels", labels, "profiles",
-		      profiles, "ports", ports);
-	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-	json_decref(o);
+	free(r.labels);
+	free(r.profiles);
+	free(r.ports);
+	free(prefix);
 	return text;
 }
 
-static const char *jstr(json_t *o, const char *key)
+static const char *net_str(const char *s)
 {
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v ? v : "";
-}
-
-static json_int_t jint(json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
+	return s ? s : "";
 }
 
 /*
@@ -172,17 +197,15 @@ static json_int_t jint(json_t *o, const char *key)
  * MAC key of the test's REQUEST. No ticket: the test goes without one
  * (a collector that mints none), and the peer admits it only by secret.
  */
-static void net_plan_ticket(const char *host, json_t *t, struct dtest_job *j)
+static void net_plan_ticket(const char *host, const struct testapi_plan_test *t,
+			    struct dtest_job *j)
 {
-	json_t *tk = json_object_get(t, "ticket");
+	const struct testapi_ticket *tk = &t->ticket;
 	struct ticket_claims *c = &j->ticket.c;
-	json_int_t per = jint(tk, "period"), nb = jint(tk, "not_before_ms");
-	json_int_t dl = jint(tk, "deadline_ms");
 
-	if (!json_is_object(tk))
+	if (!t->has_ticket)
 		return;
-	if (per < 0 || nb <= 0 || dl <= nb ||
-	    ticket_unhex(jstr(tk, "key"), j->ticket.key, TICKET_KEY_LEN) ||
+	if (ticket_unhex(tk->key, j->ticket.key, TICKET_KEY_LEN) ||
 	    strlen(host) > TICKET_STR_MAX ||
 	    strlen(j->plan_id) > TICKET_STR_MAX) {
 		log_once("plan-ticket", 600, LOG_LVL_WARN,
@@ -199,47 +222,40 @@ static void net_plan_ticket(const char *host, json_t *t, struct dtest_job *j)
 	snprintf(c->responder_device, sizeof(c->responder_device), "%s",
 		 j->peer_device);
 	c->responder_port = j->peer_ib_port;
-	c->period = (uint64_t)per;
-	c->not_before_ms = (uint64_t)nb;
-	c->deadline_ms = (uint64_t)dl;
+	c->period = (uint64_t)tk->period;
+	c->not_before_ms = (uint64_t)tk->not_before_ms;
+	c->deadline_ms = (uint64_t)tk->deadline_ms;
 	j->has_ticket = true;
 }
 
 /* One plan entry into @e; -EINVAL (logged) when unusable here. */
-static int net_plan_entry(struct daemon *d, const char *host, json_t *t,
-			  struct dplan *e)
+static int net_plan_entry(struct daemon *d, const char *host,
+			  const struct testapi_plan_test *t, struct dplan *e)
 {
-	json_t *local = json_object_get(t, "local");
-	json_t *peer = json_object_get(t, "peer");
-	const struct probe_profile *pr =
-		probe_profile_find(d->s, jstr(t, "profile"));
+	const struct probe_profile *pr = probe_profile_find(d->s, t->profile);
 	struct dtest_job *j = &e->job;
-	json_int_t pport = json_integer_value(json_object_get(peer, "port"));
 
 	memset(e, 0, sizeof(*e));
-	if (!pr || !json_is_object(local) || !json_is_object(peer) ||
-	    pport < 1 || pport > 65535 || !jstr(peer, "address")[0]) {
+	if (!pr) {
 		log_once("plan-entry", 600, LOG_LVL_WARN,
-			 "plan entry %s: unknown profile '%s' or incomplete "
-			 "local/peer: skipped",
-			 jstr(t, "id"), jstr(t, "profile"));
+			 "plan entry %s: unknown profile '%s': skipped", t->id,
+			 t->profile);
 		return -EINVAL;
 	}
-	snprintf(j->plan_id, sizeof(j->plan_id), "%s", jstr(t, "id"));
+	snprintf(j->plan_id, sizeof(j->plan_id), "%s", t->id);
 	j->profile = *pr;
-	snprintf(j->device, sizeof(j->device), "%s", jstr(local, "device"));
-	j->ib_port =
-		(unsigned)json_integer_value(json_object_get(local, "port"));
-	snprintf(j->peer_host, sizeof(j->peer_host), "%s", jstr(peer, "host"));
+	snprintf(j->device, sizeof(j->device), "%s", net_str(t->local_device));
+	j->ib_port = t->local_port;
+	snprintf(j->peer_host, sizeof(j->peer_host), "%s",
+		 net_str(t->peer_host));
 	snprintf(j->peer_address, sizeof(j->peer_address), "%s",
-		 jstr(peer, "address"));
-	snprintf(j->peer_port, sizeof(j->peer_port), "%d", (int)pport);
+		 t->peer_address);
+	snprintf(j->peer_port, sizeof(j->peer_port), "%u", t->peer_port);
 	snprintf(j->peer_device, sizeof(j->peer_device), "%s",
-		 jstr(peer, "device"));
-	j->peer_ib_port =
-		(unsigned)json_integer_value(json_object_get(peer, "port_num"));
-	j->deadline = json_number_value(json_object_get(t, "deadline"));
-	e->start_at = json_number_value(json_object_get(t, "not_before"));
+		 net_str(t->peer_device));
+	j->peer_ib_port = t->peer_port_num;
+	j->deadline = t->deadline;
+	e->start_at = t->not_before;
 	net_plan_ticket(host, t, j);
 	return 0;
 }
@@ -249,22 +265,17 @@ static int net_plan_entry(struct daemon *d, const char *host, json_t *t,
  * answer are checked with them. Kept across plans (dticket.h), so a
  * ticket from a plan fetched just before a period turned still works.
  */
-static void net_plan_keys(struct daemon *d, json_t *root)
+static void net_plan_keys(struct daemon *d, const struct testapi_plan *p)
 {
-	double per = json_number_value(json_object_get(root, "period_seconds"));
-	json_t *keys = json_object_get(root, "responder_keys"), *k;
+	double per = p->period_seconds;
 	uint8_t key[TICKET_KEY_LEN];
-	size_t i, n = 0;
+	size_t n = 0;
 
-	json_array_foreach(keys, i, k)
-	{
-		json_int_t p = jint(k, "period");
-
-		if (p < 0 || per < 1 ||
-		    ticket_unhex(jstr(k, "key"), key, sizeof(key)))
+	for (size_t i = 0; i < p->n_keys; i++) {
+		if (per < 1 || ticket_unhex(p->keys[i].key, key, sizeof(key)))
 			continue;
 		pthread_mutex_lock(&d->lock);
-		dticket_add_key(&d->tickets, (uint64_t)p,
+		dticket_add_key(&d->tickets, (uint64_t)p->keys[i].period,
 				(uint64_t)(per * 1000 + 0.5), key);
 		pthread_mutex_unlock(&d->lock);
 		n++;
@@ -277,27 +288,29 @@ static void net_plan_keys(struct daemon *d, json_t *root)
 			 "collector?)");
 }
 
-/* Replace the plan with the collector's answer, keeping what ran. */
-static int net_plan_parse(struct daemon *d, const char *body, size_t len)
+/* What the decoder left out of the plan (testapi.h), logged. */
+static void net_plan_notes(const struct testapi_plan *p)
 {
-	json_error_t jerr;
-	json_t *root = json_loadb(body, len, 0, &jerr), *tests, *t;
-	struct dplan *n = calloc(DAEMON_MAX_PLAN, sizeof(*n));
-	const char *host = jstr(root, "host");
-	size_t i, cnt = 0;
+	if (p->n_skipped)
+		log_once("plan-entry", 600, LOG_LVL_WARN,
+			 "plan: %zu part(s) left out, the first because %s",
+			 p->n_skipped, p->skipped);
+	if (p->n_no_ticket)
+		log_once("plan-ticket", 600, LOG_LVL_WARN,
+			 "plan: %zu test(s) go without their ticket, the "
+			 "first because %s",
+			 p->n_no_ticket, p->no_ticket);
+}
 
-	tests = json_object_get(root, "tests");
-	if (!n || !json_is_array(tests)) {
-		log_err("plan: not a plan (%s)",
-			root ? "no tests array" : jerr.text);
-		json_decref(root);
-		free(n);
-		return -EPROTO;
-	}
-	json_array_foreach(tests, i, t)
-	{
-		if (cnt == DAEMON_MAX_PLAN ||
-		    net_plan_entry(d, host[0] ? host : d->host, t, &n[cnt]))
+/* Our entries from plan @p, keeping what ran, as the daemon's plan. */
+static void net_plan_take(struct daemon *d, const struct testapi_plan *p,
+			  struct dplan *n)
+{
+	const char *host = p->host ? p->host : d->host;
+	size_t cnt = 0;
+
+	for (size_t i = 0; i < p->n_tests && cnt < DAEMON_MAX_PLAN; i++) {
+		if (net_plan_entry(d, host, &p->tests[i], &n[cnt]))
 			continue;
 		/* not_before holds the collector's jitter inside the slot. */
 		pthread_mutex_lock(&d->lock);
@@ -308,22 +321,39 @@ static int net_plan_parse(struct daemon *d, const char *body, size_t len)
 		pthread_mutex_unlock(&d->lock);
 		cnt++;
 	}
-	net_plan_keys(d, root);
-	psched_pause(&d->sched, PSCHED_PAUSE_PLAN,
-		     json_is_true(json_object_get(root, "paused")));
+	net_plan_keys(d, p);
+	psched_pause(&d->sched, PSCHED_PAUSE_PLAN, p->paused);
 	pthread_mutex_lock(&d->lock);
 	memcpy(d->plan, n, cnt * sizeof(*n));
 	d->n_plan = cnt;
 	d->have_plan = true;
 	d->plan_stale = false;
-	d->plan_period =
-		json_number_value(json_object_get(root, "period_seconds"));
+	d->plan_period = p->period_seconds;
 	pthread_mutex_unlock(&d->lock);
 	pthread_cond_signal(&d->wake);
 	log_debug("plan: %zu test(s)", cnt);
-	json_decref(root);
+}
+
+/* Replace the plan with the collector's answer, keeping what ran. */
+static int net_plan_parse(struct daemon *d, const char *body, size_t len)
+{
+	struct dplan *n = calloc(DAEMON_MAX_PLAN, sizeof(*n));
+	struct testapi_plan *p = NULL;
+	char err[256];
+	int ret = n ? testapi_plan_decode(body, len, &p, err, sizeof(err))
+		    : -ENOMEM;
+
+	if (ret == -EINVAL) {
+		log_err("plan: not a plan (%s)", err);
+		ret = -EPROTO;
+	}
+	if (!ret) {
+		net_plan_notes(p);
+		net_plan_take(d, p, n);
+	}
+	testapi_plan_free(p);
 	free(n);
-	return 0;
+	return ret;
 }
 
 int daemon_register(struct daemon *d)
@@ -361,25 +391,19 @@ static int net_results_body(struct daemon *d, char (*ids)[SPOOL_ID_LEN + 1],
 			    size_t n, struct buf *b)
 {
 	struct spool_dropped dr = spool_dropped(d->spool);
-	int ret = buf_printf(b, "{\"version\":1,\"host\":\"%s\",\"results\":[",
-			     d->host);
+	int ret = testapi_results_begin(b, d->host);
 
-	for (size_t i = 0, k = 0; !ret && i < n; i++) {
+	for (size_t i = 0; !ret && i < n; i++) {
 		char *data;
 		size_t len;
 
 		if (spool_read(d->spool, ids[i], &data, &len))
 			continue;
-		ret = buf_adds(b, k++ ? "," : "");
-		if (!ret)
-			ret = buf_add(b, data, len);
+		ret = testapi_results_item(b, data, len);
 		free(data);
 	}
 	if (!ret)
-		ret = buf_printf(b,
-				 "],\"dropped\":{\"spool_full\":%" PRIu64
-				 ",\"expired\":%" PRIu64 "}}",
-				 dr.spool_full, dr.expired);
+		ret = testapi_results_end(b, dr.spool_full, dr.expired);
 	return ret;
 }
 

@@ -201,7 +201,7 @@ static void run_release(struct daemon *d, const struct dtest_job *job,
 /* Store the result of @job durably; count it. */
 static void run_store(struct daemon *d, const struct dtest_job *job,
 		      const struct vt_result *res, struct dtest_meta *m,
-		      const char *outcome, const char *error)
+		      enum testapi_outcome outcome, const char *error)
 {
 	char *json = NULL;
 	int ret;
@@ -215,15 +215,15 @@ static void run_store(struct daemon *d, const struct dtest_job *job,
 	log_info("test %s %s/%u -> %s (%s%s%s): %s%s%s%s", job->profile.name,
 		 job->device[0] ? job->device : "-", job->ib_port,
 		 job->peer_host, job->selftest ? "loopback" : job->peer_address,
-		 job->selftest ? "" : ":", job->peer_port, outcome,
-		 m->busy ? " (busy link: " : "", m->busy ? m->busy_why : "",
-		 m->busy ? ")" : "");
+		 job->selftest ? "" : ":", job->peer_port,
+		 testapi_outcome_name(outcome), m->busy ? " (busy link: " : "",
+		 m->busy ? m->busy_why : "", m->busy ? ")" : "");
 	if (error && error[0])
 		log_info("test %s: %s", job->profile.name, error);
 	pthread_mutex_lock(&d->lock);
 	d->tests_run++;
 	d->tests_busy += m->busy;
-	d->tests_failed += strcmp(outcome, "ok") != 0;
+	d->tests_failed += outcome != TESTAPI_OK;
 	pthread_mutex_unlock(&d->lock);
 	pthread_cond_signal(&d->wake);
 }
@@ -238,11 +238,11 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 	char err[VT_ERR_MAX];
 	struct vt_params p;
 	double t0 = daemon_mono();
-	const char *outcome;
+	enum testapi_outcome outcome;
 
 	if (!res ||
 	    dtest_params(job, sysfs_root, timeout, &p, err, sizeof(err))) {
-		run_store(d, job, NULL, &m, "control_error",
+		run_store(d, job, NULL, &m, TESTAPI_CONTROL_ERROR,
 			  res ? err : "out of memory");
 		free(res);
 		run_release(d, job, 0);
@@ -262,7 +262,7 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 	m.duration = daemon_mono() - t0;
 	m.aborted = daemon_stop;
 	outcome = dtest_outcome(res, m.aborted);
-	if (!strcmp(outcome, "ok")) {
+	if (outcome == TESTAPI_OK) {
 		struct dtest_load t = {.bytes = res->local.bytes,
 				       .msgs = res->local.msgs,
 				       .size = res->used.size,

@@ -123,19 +123,19 @@ int dtest_params(const struct dtest_job *job, const char *sysfs_root,
 	return vt_params_check(p, err, errlen);
 }
 
-const char *dtest_outcome(const struct vt_result *res, bool aborted)
+enum testapi_outcome dtest_outcome(const struct vt_result *res, bool aborted)
 {
 	if (aborted)
-		return "aborted";
+		return TESTAPI_ABORTED;
 	if (!res->status && !res->local.status)
-		return "ok";
+		return TESTAPI_OK;
 	if (strstr(res->error, "peer refused"))
-		return "refused";
+		return TESTAPI_REFUSED;
 	if (res->local.wc_status || res->remote.wc_status)
-		return "verbs_error";
+		return TESTAPI_VERBS_ERROR;
 	if (res->status == -ETIMEDOUT || res->local.status == -ETIMEDOUT)
-		return "timeout";
-	return "control_error";
+		return TESTAPI_TIMEOUT;
+	return TESTAPI_CONTROL_ERROR;
 }
 
 static const char *wc_name(int st)
@@ -159,33 +159,23 @@ static const char *wc_name(int st)
 	return st ? "IBV_WC_GENERAL_ERR" : NULL;
 }
 
-static json_t *dtest_figures(json_t *o, const struct vt_side *s)
+/* The figures the engine measured at @s (the others stay unknown). */
+static void dtest_figures(double *fig, const struct vt_side *s)
 {
-	json_object_set_new(o, "bw_avg_bytes_per_second",
-			    json_real(s->bw_avg_Bps));
-	json_object_set_new(o, "bw_peak_bytes_per_second",
-			    json_real(s->bw_peak_Bps));
-	json_object_set_new(o, "bw_min_bytes_per_second",
-			    json_real(s->bw_min_Bps));
-	json_object_set_new(o, "msg_rate_per_second", json_real(s->msg_rate));
+	fig[TESTAPI_FIG_BW_AVG] = s->bw_avg_Bps;
+	fig[TESTAPI_FIG_BW_PEAK] = s->bw_peak_Bps;
+	fig[TESTAPI_FIG_BW_MIN] = s->bw_min_Bps;
+	fig[TESTAPI_FIG_MSG_RATE] = s->msg_rate;
 	if (s->has_lat && s->lat.n) {
-		json_object_set_new(o, "lat_min_seconds",
-				    json_real(s->lat.min_s));
-		json_object_set_new(o, "lat_median_seconds",
-				    json_real(s->lat.median_s));
-		json_object_set_new(o, "lat_mean_seconds",
-				    json_real(s->lat.mean_s));
-		json_object_set_new(o, "lat_p99_seconds",
-				    json_real(s->lat.p99_s));
-		json_object_set_new(o, "lat_p999_seconds",
-				    json_real(s->lat.p999_s));
-		json_object_set_new(o, "lat_max_seconds",
-				    json_real(s->lat.max_s));
-		json_object_set_new(o, "lat_stdev_seconds",
-				    json_real(s->lat.stdev_s));
+		fig[TESTAPI_FIG_LAT_MIN] = s->lat.min_s;
+		fig[TESTAPI_FIG_LAT_MEDIAN] = s->lat.median_s;
+		fig[TESTAPI_FIG_LAT_MEAN] = s->lat.mean_s;
+		fig[TESTAPI_FIG_LAT_P99] = s->lat.p99_s;
+		fig[TESTAPI_FIG_LAT_P999] = s->lat.p999_s;
+		fig[TESTAPI_FIG_LAT_MAX] = s->lat.max_s;
+		fig[TESTAPI_FIG_LAT_STDEV] = s->lat.stdev_s;
 	}
-	json_object_set_new(o, "cpu_seconds", json_real(s->cpu_s));
-	return o;
+	fig[TESTAPI_FIG_CPU] = s->cpu_s;
 }
 
 static json_t *dtest_params_json(const struct dtest_job *job,
@@ -213,22 +203,8 @@ static json_t *dtest_params_json(const struct dtest_job *job,
 	return o;
 }
 
-static json_t *dtest_endpoint(const char *host, const char *dev, unsigned port)
-{
-	json_t *o = json_object();
-
-	/* Unknown members are left out (the collector's rule). */
-	if (host && host[0])
-		json_object_set_new(o, "host", json_string(host));
-	if (dev && dev[0])
-		json_object_set_new(o, "device", json_string(dev));
-	if (port)
-		json_object_set_new(o, "port", json_integer(port));
-	return o;
-}
-
 int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
-		 const struct dtest_meta *m, const char *outcome,
+		 const struct dtest_meta *m, enum testapi_outcome outcome,
 		 const char *error, char **out)
 {
 	const char *dev =
@@ -237,38 +213,36 @@ int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
 		res ? wc_name(res->local.wc_status ? res->local.wc_status
 						   : res->remote.wc_status)
 		    : NULL;
-	json_t *o = json_object();
+	json_t *params = dtest_params_json(job, res);
+	struct testapi_result r;
+	int ret;
 
 	*out = NULL;
-	if (!o)
-		return -ENOMEM;
-	json_object_set_new(o, "id", json_string(m->id));
-	json_object_set_new(o, "plan_id",
-			    job->plan_id[0] ? json_string(job->plan_id)
-					    : json_null());
-	json_object_set_new(o, "profile", json_string(job->profile.name));
-	json_object_set_new(o, "test", json_string(job->profile.test));
-	json_object_set_new(o, "started", json_real(m->started));
-	json_object_set_new(o, "duration_seconds", json_real(m->duration));
-	json_object_set_new(o, "local",
-			    dtest_endpoint(NULL, dev, job->ib_port));
-	json_object_set_new(o, "peer",
-			    dtest_endpoint(job->peer_host, job->peer_device,
-					   job->peer_ib_port));
-	json_object_set_new(o, "outcome", json_string(outcome));
-	json_object_set_new(o, "error",
-			    error && error[0] ? json_string(error)
-					      : json_null());
-	json_object_set_new(o, "wc_status", wc ? json_string(wc) : json_null());
-	json_object_set_new(o, "busy", json_boolean(m->busy));
-	if (m->busy)
-		json_object_set_new(o, "busy_reason", json_string(m->busy_why));
-	if (res && !strcmp(outcome, "ok"))
-		dtest_figures(o, &res->local);
-	json_object_set_new(o, "params", dtest_params_json(job, res));
-	*out = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return *out ? 0 : -ENOMEM;
+	testapi_result_init(&r);
+	/* The encoder only reads these (testapi.h). */
+	r.id = (char *)m->id;
+	r.plan_id = (char *)job->plan_id;
+	r.profile = (char *)job->profile.name;
+	r.test = (char *)job->profile.test;
+	r.started = m->started;
+	r.duration = m->duration;
+	r.local_device = (char *)dev;
+	r.local_port = job->ib_port;
+	r.peer_host = (char *)job->peer_host;
+	r.peer_device = (char *)job->peer_device;
+	r.peer_port = job->peer_ib_port;
+	r.outcome = outcome;
+	r.error = (char *)error;
+	r.wc_status = (char *)wc;
+	r.busy = m->busy;
+	r.busy_reason = m->busy ? (char *)m->busy_why : NULL;
+	if (res && outcome == TESTAPI_OK)
+		dtest_figures(r.fig, &res->local);
+	r.params = params ? json_dumps(params, JSON_COMPACT) : NULL;
+	json_decref(params);
+	ret = r.params ? testapi_result_encode(&r, out) : -ENOMEM;
+	free(r.params);
+	return ret;
 }
 
 struct loop_srv {

@@ -5,7 +5,7 @@
  * ends (ours read before and after, the responder's deltas from its
  * RESULT) to tell a busy link, the verbs test itself
  * (vt_run), and the result as the JSON object POST /api/v1/results
- * carries (docs/api-daemon-draft.md), with a fresh UUID.
+ * carries (docs/api.md; encoded by common/testapi.h), with a fresh UUID.
  */
 #ifndef IBPULSE_DTEST_H
 #define IBPULSE_DTEST_H
@@ -15,6 +15,7 @@
 
 #include "probe.h"
 #include "spool.h"
+#include "testapi.h"
 #include "vtest.h"
 
 struct dtest_job {
@@ -75,16 +76,16 @@ struct dtest_meta {
 };
 
 /*
- * dtest_encode() - the result object as JSON text (caller frees). @res
- * may be NULL for a test that never started (then @error says why and
- * @outcome is used as given).
+ * dtest_encode() - the result object as JSON text (caller frees), by the
+ * test API codec (testapi.h). @res may be NULL for a test that never
+ * started (then @error says why and @outcome is used as given).
  */
 int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
-		 const struct dtest_meta *m, const char *outcome,
+		 const struct dtest_meta *m, enum testapi_outcome outcome,
 		 const char *error, char **out);
 
-/* "ok", "refused", "timeout", "verbs_error", "control_error", "aborted". */
-const char *dtest_outcome(const struct vt_result *res, bool aborted);
+/* How the test of @res ended (aborted: the daemon was stopping). */
+enum testapi_outcome dtest_outcome(const struct vt_result *res, bool aborted);
 
 /*
  * dtest_selftest() - run @p in loopback: a responder on 127.0.0.1 in a

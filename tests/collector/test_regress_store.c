@@ -27,7 +27,7 @@
 #include "store.h"
 #include "store_regress.h"
 #include "store_tests.h"
-#include "tdec.h"
+#include "testapi.h"
 
 #define DAY 86400.0
 #define GOOD 4.7e10
@@ -143,13 +143,13 @@ static double q(const struct fixture *f, const char *sql)
 static void put(struct fixture *f, const char *host, const char *peer,
 		double started, double bw)
 {
-	struct tresult t = {0};
-	struct tresults r = {.host = (char *)host, .v = &t, .n = 1};
+	struct testapi_result t = {0};
+	struct testapi_results r = {.host = (char *)host, .v = &t, .n = 1};
 	size_t stored, dups;
 	char id[64];
 
 	snprintf(id, sizeof(id), "r%u", f->seq++);
-	for (int i = 0; i < TFIG_COUNT; i++)
+	for (int i = 0; i < TESTAPI_FIG_COUNT; i++)
 		t.fig[i] = NAN;
 	t.id = id;
 	t.profile = (char *)"bw";
@@ -158,8 +158,8 @@ static void put(struct fixture *f, const char *host, const char *peer,
 	t.local_device = t.peer_device = (char *)"mlx5_0";
 	t.local_port = t.peer_port = 1;
 	t.peer_host = (char *)peer;
-	t.outcome = (char *)"ok";
-	t.fig[TFIG_BW_AVG] = bw;
+	t.outcome = TESTAPI_OK;
+	t.fig[TESTAPI_FIG_BW_AVG] = bw;
 	assert_int_equal(store_begin(f->st), 0);
 	assert_int_equal(store_results(f->st, &r, f->now, &stored, &dups), 0);
 	assert_int_equal(store_commit(f->st), 0);

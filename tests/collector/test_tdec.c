@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the test API decoders (collector/tdec.c): the seed
+ * Unit tests of the test API decoders (common/testapi.h) on the seed
  * bodies decode to the values they hold (unknowns as NULL/NAN/0, control
  * characters in messages as spaces), and each kind of bad field is refused
  * with a message that starts with its path.
  */
-#include "tdec.h"
+#include "testapi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -41,22 +41,23 @@ static char *slurp(const char *name)
 static void test_results_good(void **state)
 {
 	char *text = slurp("results.json"), err[256];
-	struct tresults *r;
-	struct tresult *t;
+	struct testapi_results *r;
+	struct testapi_result *t;
 
 	(void)state;
-	assert_int_equal(tdec_results(text, strlen(text), &r, err, sizeof(err)),
+	assert_int_equal(testapi_results_decode(text, strlen(text), &r, err,
+						sizeof(err)),
 			 0);
 	assert_string_equal(r->host, "node01");
 	assert_int_equal(r->n, 2);
 	assert_true(r->has_dropped);
 	assert_int_equal(r->spool_full, 3);
 	t = &r->v[0];
-	assert_string_equal(t->outcome, "ok");
+	assert_string_equal(testapi_outcome_name(t->outcome), "ok");
 	assert_string_equal(t->peer_host, "node07");
 	assert_int_equal(t->local_port, 1);
-	assert_true(t->fig[TFIG_BW_AVG] == 4.7e10);
-	assert_true(isnan(t->fig[TFIG_BW_PEAK]));
+	assert_true(t->fig[TESTAPI_FIG_BW_AVG] == 4.7e10);
+	assert_true(isnan(t->fig[TESTAPI_FIG_BW_PEAK]));
 	assert_string_equal(t->params, "{\"qps\":1,\"size\":65536}");
 	t = &r->v[1];
 	assert_null(t->plan_id);
@@ -66,31 +67,32 @@ static void test_results_good(void **state)
 	assert_true(isnan(t->duration));
 	assert_string_equal(t->error, "connect: refused ");
 	assert_true(t->busy);
-	tdec_results_free(r);
+	testapi_results_free(r);
 	free(text);
 }
 
 /* "started" within [now - age, now + ahead]; the first outside is named. */
 static void test_results_window(void **state)
 {
-	struct tresult v[3] = {
+	struct testapi_result v[3] = {
 		{.started = 1000}, {.started = 1299}, {.started = 1301}};
-	struct tresults r = {.host = "h", .v = v, .n = 3};
+	struct testapi_results r = {.host = "h", .v = v, .n = 3};
 	char err[256], key[64];
 
 	(void)state;
 	assert_int_equal(
-		tdec_results_window(&r, 1000, 100, 300, err, sizeof(err)),
+		testapi_results_window(&r, 1000, 100, 300, err, sizeof(err)),
 		-EINVAL);
 	assert_non_null(strstr(err, "results[2].started: 1301.000 is 301 s "
 				    "ahead"));
 	assert_non_null(strstr(err, "results_max_ahead"));
 	r.n = 2;
 	assert_int_equal(
-		tdec_results_window(&r, 1000, 100, 300, err, sizeof(err)), 0);
+		testapi_results_window(&r, 1000, 100, 300, err, sizeof(err)),
+		0);
 	v[0].started = 899;
 	assert_int_equal(
-		tdec_results_window(&r, 1000, 100, 300, err, sizeof(err)),
+		testapi_results_window(&r, 1000, 100, 300, err, sizeof(err)),
 		-EINVAL);
 	assert_non_null(strstr(err, "results[0].started: 899.000 is 101 s "
 				    "behind"));
@@ -98,22 +100,23 @@ static void test_results_window(void **state)
 	/* the peer key: all three parts or none */
 	v[0].peer_host = "n7";
 	v[0].peer_device = "mlx5_0";
-	assert_null(tdec_peer_key(&v[0], key, sizeof(key)));
+	assert_null(testapi_peer_key(&v[0], key, sizeof(key)));
 	v[0].peer_port = 2;
-	assert_string_equal(tdec_peer_key(&v[0], key, sizeof(key)),
+	assert_string_equal(testapi_peer_key(&v[0], key, sizeof(key)),
 			    "n7\x1fmlx5_0\x1f"
 			    "2");
-	assert_null(tdec_peer_key(&v[0], key, 6));
+	assert_null(testapi_peer_key(&v[0], key, 6));
 }
 
 static void test_register_good(void **state)
 {
 	char *text = slurp("register.json"), err[256];
-	struct treg *g;
+	struct testapi_reg *g;
 
 	(void)state;
 	assert_int_equal(
-		tdec_register(text, strlen(text), &g, err, sizeof(err)), 0);
+		testapi_reg_decode(text, strlen(text), &g, err, sizeof(err)),
+		0);
 	assert_string_equal(g->address, "10.0.0.1");
 	assert_int_equal(g->port, 18515);
 	assert_int_equal(g->n_labels, 2);
@@ -124,7 +127,7 @@ static void test_register_good(void **state)
 	assert_int_equal(g->ports[0].lid, 12);
 	assert_int_equal(g->ports[1].state, -1);
 	assert_int_equal(g->ports[1].lid, -1);
-	tdec_register_free(g);
+	testapi_reg_free(g);
 	free(text);
 }
 
@@ -135,8 +138,8 @@ static void expect(const char *seed, const char *from, const char *to,
 	char *text = slurp(seed), *at = strstr(text, from), err[256];
 	size_t len = strlen(text) - strlen(from) + strlen(to);
 	char *bad = calloc(1, len + 1);
-	struct tresults *r = NULL;
-	struct treg *g = NULL;
+	struct testapi_results *r = NULL;
+	struct testapi_reg *g = NULL;
 	int ret;
 
 	assert_non_null(at);
@@ -145,9 +148,9 @@ static void expect(const char *seed, const char *from, const char *to,
 	strcat(bad, to);
 	strcat(bad, at + strlen(from));
 	if (!strcmp(seed, "results.json"))
-		ret = tdec_results(bad, len, &r, err, sizeof(err));
+		ret = testapi_results_decode(bad, len, &r, err, sizeof(err));
 	else
-		ret = tdec_register(bad, len, &g, err, sizeof(err));
+		ret = testapi_reg_decode(bad, len, &g, err, sizeof(err));
 	assert_int_equal(ret, -EINVAL);
 	assert_null(r);
 	assert_null(g);
