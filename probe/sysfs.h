@@ -9,6 +9,10 @@
  * A missing, unreadable or garbage file costs that one value, logged once
  * per path and hour with log_once(); only running out of memory fails a
  * scan.
+ *
+ * The probe's one sysfs reader (libsysfs): the report's scan and the verbs
+ * engine's per-test reads of one port (sysfs_read_port()) both come here.
+ * Its inside, shared by its files only, is sysfs_int.h.
  */
 #ifndef IBPULSE_SYSFS_H
 #define IBPULSE_SYSFS_H
