@@ -20,7 +20,7 @@ static const char *const csrc_keys[CSRC_COUNT] = {"ib", "hw", "net"};
 
 /* ------------------------------------------------------------------ free */
 
-static void report_port_clear(struct report_port *p)
+void report_port_clear(struct report_port *p)
 {
 	free(p->link_layer);
 	free(p->port_guid);
@@ -37,6 +37,7 @@ static void report_port_clear(struct report_port *p)
 			free(p->counters[s][i].name);
 		free(p->counters[s]);
 	}
+	memset(p, 0, sizeof(*p));
 }
 
 static void report_device_clear(struct report_device *d)

@@ -108,6 +108,8 @@ struct report {
 
 /* Free everything a report holds, and the report itself. NULL is fine. */
 void report_free(struct report *r);
+/* Free what one port holds (not @p itself) and zero it. */
+void report_port_clear(struct report_port *p);
 
 /*
  * report_encode() - the JSON text of @r, NUL-terminated, in *@out (caller

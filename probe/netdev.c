@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sysfs_int.h"
 #include "sysval.h"
 
 /* Far above any real driver; a bound on what we allocate. */

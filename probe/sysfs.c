@@ -5,7 +5,7 @@
  * device behind it (link speed and width, AER totals), plus the small file
  * and directory helpers the port reader shares. Ports are in sysfs_port.c.
  */
-#include "sysfs.h"
+#include "sysfs_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,6 +9,10 @@
  * A missing, unreadable or garbage file costs that one value, logged once
  * per path and hour with log_once(); only running out of memory fails a
  * scan.
+ *
+ * The probe's one sysfs reader (libsysfs): the report's scan and the verbs
+ * engine's per-test reads of one port (sysfs_read_port()) both come here.
+ * Its inside, shared by its files only, is sysfs_int.h.
  */
 #ifndef IBPULSE_SYSFS_H
 #define IBPULSE_SYSFS_H
@@ -53,40 +57,20 @@ int sysfs_read_device(const struct sysfs_opts *o, const char *name,
 /* 1 when @o->root is the live sysfs (/sys, after resolving symlinks). */
 int sysfs_root_is_live(const char *root);
 
-/* ---- internal, shared by sysfs.c, sysfs_port.c and netdev.c ---- */
+/* What sysfs_read_port() reads of a port. */
+#define SYSFS_PORT_ATTRS 1u    /* state, rate, link_layer, LIDs, cap_mask */
+#define SYSFS_PORT_TABLES 2u   /* the GID and P_Key tables (after ATTRS) */
+#define SYSFS_PORT_COUNTERS 4u /* counters/, counters_ext/, hw_counters/ */
 
 /*
- * Read a small sysfs file into @buf (NUL-terminated). Returns 0 or a
- * negative errno; logs a failure once per path at warning level, or at
- * debug level for ENOENT with SYSFS_QUIET_MISSING (optional files) and for
- * any error with SYSFS_QUIET_ALL (gid_attrs of an unused GID: EINVAL).
+ * sysfs_read_port() - port @port of device @dev alone, read as sysfs_scan()
+ * reads it but only the @parts asked for (SYSFS_PORT_* bits; counters kept
+ * by @o's globs) and never the netdev (finding it needs the device). @p is
+ * overwritten; free what it holds with report_port_clear(), also after a
+ * failure. Returns 0, -EINVAL when @dev is not a device name, -ENODEV when
+ * the port has no directory, or -ENOMEM.
  */
-#define SYSFS_QUIET_MISSING 1
-#define SYSFS_QUIET_ALL 2
-int sysfs_read(const char *path, char *buf, size_t size, int quiet);
-/*
- * snprintf() for paths: 0, or -ENAMETOOLONG when @out would be truncated
- * (then a later open() fails on the truncated path, harmlessly).
- */
-int sysfs_path(char *out, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Log once that the value at @path is garbage. */
-void sysfs_garbage(const char *path, const char *value);
-/*
- * Entries of directory @path (no "." or ".."), sorted by name, or
- * numerically when @numeric (then non-numeric names are skipped). *@out is
- * an array of *@n strings, freed with sysfs_names_free(). A missing
- * directory gives 0 entries and returns -ENOENT.
- */
-int sysfs_list(const char *path, int numeric, char ***out, size_t *n);
-void sysfs_names_free(char **names, size_t n);
-/* Append @name (copied) to the counter list @src of @p, if room. */
-int sysfs_add_counter(struct report_port *p, int src, const char *name,
-		      uint64_t value);
-/* Read the ports of device directory @devdir into @d. */
-int sysfs_read_ports(const struct sysfs_opts *o, const char *devdir,
-		     struct report_device *d);
-/* Add @name to @d->netdevs unless present or full. */
-int sysfs_add_netdev(struct report_device *d, const char *name);
+int sysfs_read_port(const struct sysfs_opts *o, const char *dev, unsigned port,
+		    unsigned parts, struct report_port *p);
 
 #endif

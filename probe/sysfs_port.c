@@ -4,15 +4,18 @@
  * table with gid_attrs types and ndevs, the P_Key table, counters/,
  * counters_ext/ (kernels before 4.5) and hw_counters/ (every file,
  * vendor-agnostic, filtered by the configured globs) and, on RoCE ports,
- * the netdev's counters (netdev.c).
+ * the netdev's counters (netdev.c). sysfs_read_port() reads parts of one
+ * port alone, for the verbs engine (GID and P_Key resolution, the counters
+ * that tell a busy link).
  */
-#include "sysfs.h"
+#include "sysfs_int.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "netdev.h"
@@ -298,32 +301,67 @@ static int port_netdev(const struct sysfs_opts *o, struct report_port *p,
 	return p->netdev ? netdev_read(o, p->netdev, p) : 0;
 }
 
-static int read_port(const struct sysfs_opts *o, const char *devdir,
-		     const char *num, struct report_device *d)
+/* The @parts (SYSFS_PORT_*) of the port in @devdir/ports/@num into @p. */
+static int read_port_parts(const struct sysfs_opts *o, const char *devdir,
+			   const char *num, unsigned parts,
+			   struct report_port *p)
 {
-	struct report_port *p = &d->ports[d->n_ports];
 	char portdir[PATH_MAX];
-	int ret;
+	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
-	d->n_ports++;
 	p->port = (unsigned)strtoul(num, NULL, 10);
 	p->state = p->phys_state = -1;
 	p->rate_bytes = REPORT_UNKNOWN;
 	p->lid = p->sm_lid = p->lmc = p->cap_mask = -1;
 	if (sysfs_path(portdir, sizeof(portdir), "%s/ports/%s", devdir, num))
 		return 0;
-	port_attrs(portdir, p);
-	ret = port_tables(portdir, p);
-	if (!ret)
+	if (parts & SYSFS_PORT_ATTRS)
+		port_attrs(portdir, p);
+	if (parts & SYSFS_PORT_TABLES)
+		ret = port_tables(portdir, p);
+	if (!ret && (parts & SYSFS_PORT_COUNTERS))
 		ret = port_counters(o, portdir, "counters", CSRC_IB, p);
-	if (!ret) /* the 64-bit counters of kernels before 4.5 (mlx4) */
+	if (!ret && (parts & SYSFS_PORT_COUNTERS))
+		/* the 64-bit counters of kernels before 4.5 (mlx4) */
 		ret = port_counters(o, portdir, "counters_ext", CSRC_IB, p);
-	if (!ret)
+	if (!ret && (parts & SYSFS_PORT_COUNTERS))
 		ret = port_counters(o, portdir, "hw_counters", CSRC_HW, p);
+	return ret;
+}
+
+static int read_port(const struct sysfs_opts *o, const char *devdir,
+		     const char *num, struct report_device *d)
+{
+	struct report_port *p = &d->ports[d->n_ports];
+	int ret;
+
+	d->n_ports++;
+	ret = read_port_parts(
+		o, devdir, num,
+		SYSFS_PORT_ATTRS | SYSFS_PORT_TABLES | SYSFS_PORT_COUNTERS, p);
 	if (!ret)
 		ret = port_netdev(o, p, d);
 	return ret;
+}
+
+int sysfs_read_port(const struct sysfs_opts *o, const char *dev, unsigned port,
+		    unsigned parts, struct report_port *p)
+{
+	char devdir[PATH_MAX], portdir[PATH_MAX], num[16];
+	struct stat st;
+
+	memset(p, 0, sizeof(*p));
+	/* A name, so never a path: "..", "." and "a/b" are not devices. */
+	if (!sysval_is_name(dev) || !strcmp(dev, ".") || !strcmp(dev, ".."))
+		return -EINVAL;
+	snprintf(num, sizeof(num), "%u", port);
+	if (sysfs_path(devdir, sizeof(devdir), "%s/class/infiniband/%s",
+		       o->root, dev) ||
+	    sysfs_path(portdir, sizeof(portdir), "%s/ports/%s", devdir, num) ||
+	    stat(portdir, &st) || !S_ISDIR(st.st_mode))
+		return -ENODEV;
+	return read_port_parts(o, devdir, num, parts, p);
 }
 
 int sysfs_read_ports(const struct sysfs_opts *o, const char *devdir,

@@ -8,6 +8,7 @@
 #   libmicrohttpd-devel sqlite-devel libcurl-devel jansson-devel inih-devel
 #   libcmocka-devel zlib-devel gnutls-devel libxcrypt-devel prometheus2 golang-github-prometheus-node-exporter
 #   qemu-system-x86 busybox kmod rdma-core libibverbs-utils perftest infiniband-diags
+#   valgrind
 set -euo pipefail
 
 build_pkgs=(
@@ -30,7 +31,7 @@ test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
 	ibverbs-providers perftest infiniband-diags iproute2
-	openssl util-linux ibsim-utils opensm
+	openssl util-linux ibsim-utils opensm valgrind
 )
 
 want=("${build_pkgs[@]}")

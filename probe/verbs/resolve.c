@@ -1,75 +1,65 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reads a port's GID and P_Key tables from sysfs and resolves selectors and
- * values to indexes, and reads the port counters that tell a busy link.
- * Kept free of libibverbs so fixture trees can stand in for real devices
- * in unit tests.
+ * Resolves GID selectors and P_Key values to a port's table indexes, and
+ * gives the port counters that tell a busy link. The tables and counters
+ * come from the probe's one sysfs reader (probe/sysfs.h), read per test
+ * because indexes move; what is read here is only their meaning for a
+ * test. Kept free of libibverbs so fixture trees can stand in for real
+ * devices in unit tests.
  */
 #include "resolve.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* Read a small sysfs file, trailing newline stripped. */
-static int read_attr(const char *path, char *buf, size_t len)
+#include "counters.h"
+#include "report.h"
+#include "sysfs.h"
+
+/*
+ * The counters vt_portctr_read() needs, as sysfs_read_port() globs: the
+ * data and packet counters, the transmit wait, and the CNP/ECN counters.
+ */
+#define VRES_PORTCTR_GLOBS                                                     \
+	"port_xmit_data,port_rcv_data,port_xmit_packets,port_rcv_packets,"     \
+	"port_xmit_wait,sent_pkts,rcvd_pkts,np_cnp_sent,rp_cnp_handled,"       \
+	"np_ecn_marked_roce_packets"
+
+/*
+ * Counter @name of source @src of @p in base units, scaled by the counters
+ * table (port_xmit_data counts 4-octet words: counters.c says so once).
+ */
+static bool portctr_get(const struct report_port *p, enum counter_source src,
+			const char *name, uint64_t *v)
 {
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const struct counter_def *d = counters_lookup(src, name);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int rc = -errno;
+	for (size_t i = 0; i < p->n_counters[src]; i++) {
+		const struct report_counter *c = &p->counters[src][i];
 
-		close(fd);
-		return rc;
+		if (strcmp(c->name, name))
+			continue;
+		if (!d) {
+			*v = c->value;
+			return true;
+		}
+		/* Past 2^62 words a byte count would wrap: unknown. */
+		return !counters_scale_u64(d, c->value, v);
 	}
-	close(fd);
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
-/* One counter file of @dev/@port under @dir ("counters", "hw_counters"). */
-static int portctr_get(const char *root, const char *dev, unsigned port,
-		       const char *dir, const char *name, uint64_t *v)
-{
-	char path[512], text[64], *end;
-	unsigned long long x;
-	int n = snprintf(path, sizeof(path),
-			 "%s/class/infiniband/%s/ports/%u/%s/%s", root, dev,
-			 port, dir, name);
-
-	if (n < 0 || (size_t)n >= sizeof(path) ||
-	    read_attr(path, text, sizeof(text)))
-		return -ENOENT;
-	errno = 0;
-	x = strtoull(text, &end, 0);
-	if (errno || end == text)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	return false;
 }
 
 /* Both counters of a pair, or neither. */
-static bool portctr_pair(const char *root, const char *dev, unsigned port,
-			 const char *dir, const char *const name[2],
-			 uint64_t *a, uint64_t *b)
+static bool portctr_pair(const struct report_port *p, enum counter_source src,
+			 const char *const name[2], uint64_t *a, uint64_t *b)
 {
-	return !portctr_get(root, dev, port, dir, name[0], a) &&
-	       !portctr_get(root, dev, port, dir, name[1], b);
+	return portctr_get(p, src, name[0], a) &&
+	       portctr_get(p, src, name[1], b);
 }
 
-int vt_portctr_read(const char *root, const char *dev, unsigned port,
-		    struct vt_portctr *c)
+static void portctr_fill(const struct report_port *p, struct vt_portctr *c)
 {
 	static const char *const data[2] = {"port_xmit_data", "port_rcv_data"};
 	static const char *const pkts[2] = {"port_xmit_packets",
@@ -79,157 +69,100 @@ int vt_portctr_read(const char *root, const char *dev, unsigned port,
 					  "np_ecn_marked_roce_packets"};
 	uint64_t a, b;
 
-	memset(c, 0, sizeof(*c));
-	if (portctr_pair(root, dev, port, "counters", data, &a, &b)) {
+	if (portctr_pair(p, CSRC_IB, data, &a, &b)) {
 		c->has_bytes = true;
-		c->xmit_bytes = a * 4; /* 4-octet words */
-		c->rcv_bytes = b * 4;
+		c->xmit_bytes = a;
+		c->rcv_bytes = b;
 	}
-	if (portctr_pair(root, dev, port, "counters", pkts, &a, &b) ||
-	    portctr_pair(root, dev, port, "hw_counters", hw_pkts, &a, &b)) {
+	if (portctr_pair(p, CSRC_IB, pkts, &a, &b) ||
+	    portctr_pair(p, CSRC_HW, hw_pkts, &a, &b)) {
 		c->has_pkts = true;
 		c->xmit_pkts = a;
 		c->rcv_pkts = b;
 	}
-	if (!portctr_get(root, dev, port, "counters", "port_xmit_wait", &a)) {
+	if (portctr_get(p, CSRC_IB, "port_xmit_wait", &a)) {
 		c->has_wait = true;
 		c->xmit_wait = a;
 	}
 	for (size_t i = 0; i < sizeof(cnp) / sizeof(*cnp); i++) {
-		if (!portctr_get(root, dev, port, "hw_counters", cnp[i], &a)) {
+		if (portctr_get(p, CSRC_HW, cnp[i], &a)) {
 			c->has_cnp = true;
 			c->cnp += a;
 		}
 	}
+}
+
+int vt_portctr_read(const char *root, const char *dev, unsigned port,
+		    struct vt_portctr *c)
+{
+	const struct sysfs_opts o = {.root = root,
+				     .counters_include = VRES_PORTCTR_GLOBS};
+	struct report_port p;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = sysfs_read_port(&o, dev, port, SYSFS_PORT_COUNTERS, &p);
+	if (!rc)
+		portctr_fill(&p, c);
+	report_port_clear(&p);
+	if (rc == -ENOMEM)
+		return rc;
 	return c->has_bytes || c->has_pkts || c->has_wait || c->has_cnp
 		       ? 0
 		       : -ENOENT;
 }
 
-static int parse_index(const char *name, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (name[0] < '0' || name[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (errno || *end || v >= max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static enum vt_gid_type parse_gid_type(const char *s, bool eth)
 {
-	if (!strcmp(s, "RoCE v2"))
+	if (s && !strcmp(s, "RoCE v2"))
 		return VT_GID_ROCE_V2;
-	if (!strcmp(s, "IB/RoCE v1"))
+	if (s && !strcmp(s, "IB/RoCE v1"))
 		return eth ? VT_GID_ROCE_V1 : VT_GID_IB;
 	return eth ? VT_GID_UNKNOWN : VT_GID_IB;
 }
 
-static int gid_cmp(const void *a, const void *b)
+/* The sysfs reader's view of a port, as the resolver's tables. */
+static void port_from_report(const struct report_port *p, struct vres_port *out)
 {
-	const struct vres_gid *x = a, *y = b;
+	out->eth = !strcmp(p->link_layer, "Ethernet");
+	/* The reader skips all-zero GIDs and keeps index order. */
+	for (size_t i = 0; i < p->n_gids && out->ngids < VRES_MAX_GIDS; i++) {
+		struct vres_gid *g = &out->gids[out->ngids];
 
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-static int read_one_gid(const char *pdir, unsigned idx, bool eth,
-			struct vres_gid *g)
-{
-	char path[512], val[64];
-	static const uint8_t zero[16];
-
-	snprintf(path, sizeof(path), "%s/gids/%u", pdir, idx);
-	if (read_attr(path, val, sizeof(val)))
-		return -ENOENT;
-	if (inet_pton(AF_INET6, val, g->gid) != 1 || !memcmp(g->gid, zero, 16))
-		return -ENOENT;
-	g->index = idx;
-	snprintf(path, sizeof(path), "%s/gid_attrs/types/%u", pdir, idx);
-	if (read_attr(path, val, sizeof(val)))
-		val[0] = '\0';
-	g->type = parse_gid_type(val, eth);
-	return 0;
-}
-
-static int read_gids(const char *pdir, struct vres_port *out)
-{
-	char path[512];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/gids", pdir);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && out->ngids < VRES_MAX_GIDS) {
-		unsigned idx;
-
-		if (parse_index(de->d_name, 65536, &idx))
+		if (inet_pton(AF_INET6, p->gids[i].gid, g->gid) != 1)
 			continue;
-		if (!read_one_gid(pdir, idx, out->eth, &out->gids[out->ngids]))
-			out->ngids++;
+		g->index = p->gids[i].index;
+		g->type = parse_gid_type(p->gids[i].type, out->eth);
+		out->ngids++;
 	}
-	closedir(d);
-	qsort(out->gids, out->ngids, sizeof(out->gids[0]), gid_cmp);
-	return 0;
-}
+	/* It skips empty P_Key slots too: they stay 0 here. */
+	for (size_t i = 0; i < p->n_pkeys; i++) {
+		unsigned idx = p->pkeys[i].index;
 
-static int read_pkeys(const char *pdir, struct vres_port *out)
-{
-	char path[512], val[32];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/pkeys", pdir);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		unsigned idx;
-		unsigned long v;
-		char *end;
-
-		if (parse_index(de->d_name, VRES_MAX_PKEYS, &idx))
+		if (idx >= VRES_MAX_PKEYS)
 			continue;
-		snprintf(path, sizeof(path), "%s/pkeys/%u", pdir, idx);
-		if (read_attr(path, val, sizeof(val)))
-			continue;
-		v = strtoul(val, &end, 16);
-		if (*end || v > 0xffff)
-			continue;
-		out->pkeys[idx] = (uint16_t)v;
+		out->pkeys[idx] = p->pkeys[i].pkey;
 		if (idx + 1 > out->npkeys)
 			out->npkeys = idx + 1;
 	}
-	closedir(d);
-	return 0;
 }
 
 int vres_port_read(const char *root, const char *dev, unsigned port,
 		   struct vres_port *out)
 {
-	char pdir[384], path[512], val[64];
+	const struct sysfs_opts o = {.root = root};
+	struct report_port p;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (strchr(dev, '/') || !strcmp(dev, "..") || !dev[0])
-		return -EINVAL;
-	snprintf(pdir, sizeof(pdir), "%s/class/infiniband/%s/ports/%u", root,
-		 dev, port);
-	snprintf(path, sizeof(path), "%s/link_layer", pdir);
-	rc = read_attr(path, val, sizeof(val));
-	if (rc)
-		return rc == -ENOENT ? -ENODEV : rc;
-	out->eth = !strcmp(val, "Ethernet");
-	rc = read_gids(pdir, out);
-	if (rc)
-		return rc;
-	return read_pkeys(pdir, out);
+	rc = sysfs_read_port(&o, dev, port,
+			     SYSFS_PORT_ATTRS | SYSFS_PORT_TABLES, &p);
+	if (!rc && !p.link_layer)
+		rc = -ENODEV; /* no link layer: not a port to test on */
+	if (!rc)
+		port_from_report(&p, out);
+	report_port_clear(&p);
+	return rc;
 }
 
 static bool gid_is_v4(const uint8_t *g)

@@ -28,7 +28,7 @@ struct vres_port {
 	bool eth;     /* link layer Ethernet (RoCE) */
 	size_t ngids; /* non-zero GIDs, by index */
 	struct vres_gid gids[VRES_MAX_GIDS];
-	size_t npkeys; /* table length, holes included */
+	size_t npkeys; /* up to the last P_Key in use (0: empty slot) */
 	uint16_t pkeys[VRES_MAX_PKEYS];
 };
 

@@ -19,8 +19,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-SKIP = 77
-
 # What Prometheus 2.42 sends when it scrapes.
 PROMETHEUS_ACCEPT = ("application/openmetrics-text;version=1.0.0,"
                      "application/openmetrics-text;version=0.0.1;q=0.75,"
@@ -129,11 +127,13 @@ def session(prefix):
 
 
 def missing(*tools):
-    """The first of @tools not on PATH (after printing a SKIP line), or
-    None when all are there."""
+    """The first of @tools not on PATH (after printing a FAIL line), or
+    None when all are there. A missing tool fails the test, never skips
+    it: the test command installs them (scripts/install-deps.sh)."""
     for tool in tools:
         if not shutil.which(tool):
-            print("SKIP: %s not found (Debian: apt-get install prometheus)" % tool)
+            print("FAIL: %s not found: bash scripts/install-deps.sh installs it "
+                  "(Debian: apt-get install prometheus)" % tool)
             return tool
     return None
 
@@ -272,7 +272,7 @@ def prom_wait_value(base, expr, want, timeout=60):
 
 
 def run(main):
-    """Run main() and turn Failure into exit 1, a skip request into 77."""
+    """Run main() and turn Failure into exit 1."""
     try:
         rc = main()
     except Failure as e:

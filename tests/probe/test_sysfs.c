@@ -5,8 +5,9 @@
  * mlx5 IB port with full counters, a RoCE port on a degraded PCIe link, a
  * port down with saturated counters, an mlx4 with counters_ext/ (kernels
  * before 4.5), Soft-RoCE, a tree of garbage and
- * unreadable files, and an empty sysfs. Every report the reader builds
- * must also pass the collector's decoder.
+ * unreadable files, and an empty sysfs; and one port alone, as the verbs
+ * engine reads it. Every report the reader builds must also pass the
+ * collector's decoder.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -409,6 +410,59 @@ static void test_include_exclude(void **state)
 	report_free(r);
 }
 
+/*
+ * One port alone (sysfs_read_port(), the verbs engine's way in): only the
+ * parts asked for, read as the scan reads them; a missing port or device
+ * is -ENODEV, a device name that is a path -EINVAL.
+ */
+static void test_read_port(void **state)
+{
+	char root[PATH_MAX];
+	struct sysfs_opts o = {.root = root, .counters_include = "*"};
+	struct report_port p;
+
+	snprintf(root, sizeof(root), "%s/sysfs-mlx5", getenv("FIXTURES"));
+	assert_int_equal(sysfs_read_port(&o, "mlx5_0", 1,
+					 SYSFS_PORT_ATTRS | SYSFS_PORT_TABLES,
+					 &p),
+			 0);
+	assert_int_equal(p.port, 1);
+	assert_int_equal(p.state, 4);
+	assert_string_equal(p.link_layer, "InfiniBand");
+	assert_string_equal(p.port_guid, "b859:9f03:00d4:0a1c");
+	assert_int_equal(p.n_gids, 1);
+	assert_string_equal(p.gids[0].type, "IB/RoCE v1");
+	assert_int_equal(p.n_pkeys, 3);
+	assert_int_equal(p.pkeys[2].pkey, 0x0002);
+	assert_int_equal(p.n_counters[CSRC_IB] + p.n_counters[CSRC_HW], 0);
+	report_port_clear(&p);
+
+	o.counters_include = "port_*_data,out_of_buffer";
+	assert_int_equal(
+		sysfs_read_port(&o, "mlx5_0", 1, SYSFS_PORT_COUNTERS, &p), 0);
+	assert_int_equal(p.state, -1);
+	assert_null(p.link_layer);
+	assert_int_equal(p.n_gids + p.n_pkeys, 0);
+	assert_int_equal(p.n_counters[CSRC_IB], 2);
+	assert_true(value(&p, CSRC_IB, "port_xmit_data") == 123456789012ULL);
+	assert_int_equal(p.n_counters[CSRC_HW], 1);
+	assert_int_equal(value(&p, CSRC_HW, "out_of_buffer"), 17);
+	assert_int_equal(p.n_counters[CSRC_NET], 0);
+	report_port_clear(&p);
+
+	assert_int_equal(sysfs_read_port(&o, "mlx5_0", 2, SYSFS_PORT_ATTRS, &p),
+			 -ENODEV);
+	assert_int_equal(sysfs_read_port(&o, "mlx5_9", 1, SYSFS_PORT_ATTRS, &p),
+			 -ENODEV);
+	assert_int_equal(sysfs_read_port(&o, "..", 1, SYSFS_PORT_ATTRS, &p),
+			 -EINVAL);
+	assert_int_equal(sysfs_read_port(&o, "../infiniband/mlx5_0", 1,
+					 SYSFS_PORT_ATTRS, &p),
+			 -EINVAL);
+	assert_int_equal(p.n_gids, 0);
+	report_port_clear(&p);
+}
+
 static void test_missing_trees(void **state)
 {
 	struct report *r = scan("sysfs-empty", "*", NULL);
@@ -489,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_garbage_costs_one_value),
 		cmocka_unit_test(test_unreadable_file),
 		cmocka_unit_test(test_include_exclude),
+		cmocka_unit_test(test_read_port),
 		cmocka_unit_test(test_missing_trees),
 		cmocka_unit_test(test_print_devices),
 		cmocka_unit_test(test_report_build),

@@ -3,8 +3,10 @@
  * Unit tests for GID/P_Key resolution (probe/verbs/resolve.c) on fixture
  * sysfs trees, and for parameter defaults and validation (params.c): each
  * selector picks the expected index, P_Keys resolve by value with the
- * membership bit, two limited members are refused with a reason, and a
- * bad flag's message names the flag and its range.
+ * membership bit, two limited members are refused with a reason, the port
+ * counters that tell a busy link are read (data words as bytes, packets
+ * from counters/ or hw_counters/, the CNP sum), and a bad flag's message
+ * names the flag and its range.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -97,7 +99,13 @@ static void test_pkeys(void **state)
 	char err[256], table[256];
 	unsigned idx = 99;
 
-	assert_int_equal(p->npkeys, 4);
+	/*
+	 * Slot 3 holds 0x0000, an empty slot: the one sysfs reader skips
+	 * those, so the table ends at the last P_Key in use (the verbs
+	 * engine's own reader counted the empty slot, and 4 here; no lookup
+	 * or message ever used it).
+	 */
+	assert_int_equal(p->npkeys, 3);
 	assert_int_equal(vres_pkey_find(p, 0xffff, &idx), 0);
 	assert_int_equal(idx, 0);
 	assert_int_equal(vres_pkey_find(p, 0x8001, &idx), 0);
@@ -124,6 +132,35 @@ static void test_pkeys(void **state)
 			 -EACCES);
 	assert_non_null(strstr(err, "P_Key mismatch"));
 	free(p);
+}
+
+static void test_portctr(void **state)
+{
+	struct vt_portctr c;
+
+	/* InfiniBand: counters/ only; data counters count 4-octet words. */
+	assert_int_equal(vt_portctr_read(root, "ib0", 1, &c), 0);
+	assert_true(c.has_bytes);
+	assert_true(c.xmit_bytes == 4000);
+	assert_true(c.rcv_bytes == UINT64_C(4) << 40);
+	assert_true(c.has_pkts && c.xmit_pkts == 10 && c.rcv_pkts == 20);
+	assert_true(c.has_wait && c.xmit_wait == 7);
+	assert_false(c.has_cnp);
+
+	/*
+	 * RoCE: port_xmit_data without port_rcv_data is no byte count;
+	 * packets come from hw_counters/, and the three CNP counters add up.
+	 */
+	assert_int_equal(vt_portctr_read(root, "roce0", 1, &c), 0);
+	assert_false(c.has_bytes);
+	assert_true(c.xmit_bytes == 0 && c.rcv_bytes == 0);
+	assert_true(c.has_pkts && c.xmit_pkts == 30 && c.rcv_pkts == 40);
+	assert_false(c.has_wait);
+	assert_true(c.has_cnp && c.cnp == 7);
+
+	assert_int_equal(vt_portctr_read(root, "nope0", 1, &c), -ENOENT);
+	assert_int_equal(vt_portctr_read(root, "roce0", 2, &c), -ENOENT);
+	assert_false(c.has_bytes || c.has_pkts || c.has_wait || c.has_cnp);
 }
 
 static void test_params(void **state)
@@ -266,6 +303,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ib_port),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_pkeys),
+		cmocka_unit_test(test_portctr),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_params_modes),
 	};
