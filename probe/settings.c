@@ -6,7 +6,6 @@
  */
 #include "probe.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -18,7 +17,7 @@
 #include "config.h"
 #include "log.h"
 #include "sysfs.h"
-#include "sysval.h"
+#include "name.h"
 
 #define OPT(name, type, def, min, max, help)                                   \
 	{                                                                      \
@@ -177,9 +176,8 @@ int probe_host_name(const struct probe_settings *s, char **out)
 		return -errno;
 	}
 	name[sizeof(name) - 1] = '\0';
-	/* The report's host rule: [A-Za-z0-9._-], starting alphanumeric. */
-	if (!sysval_is_name(name) || !isalnum((unsigned char)name[0]) ||
-	    strpbrk(name, ":+")) {
+	/* The report's host rule (name.h), as the collector checks it. */
+	if (!name_valid(NAME_HOST, name, REPORT_MAX_NAME)) {
 		log_err("host name '%s' is not valid in a report: set [probe] "
 			"host",
 			name);

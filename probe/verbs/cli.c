@@ -25,10 +25,10 @@
 #include "ctrl.h"
 #include "log.h"
 #include "output.h"
+#include "secret.h"
 #include "vtest.h"
 
 #define EXIT_USAGE 2
-#define SECRET_MAX 4096
 
 static volatile sig_atomic_t serve_stop;
 
@@ -39,7 +39,7 @@ struct cli_opts {
 	char port[16];
 	char bind[256];
 	const char *secret_file;
-	uint8_t secret[SECRET_MAX];
+	uint8_t secret[SECRET_MAX_LEN];
 	bool json;
 	bool no_pin;
 	bool once;
@@ -126,34 +126,15 @@ static int split_peer(const char *s, struct cli_opts *o)
 /* Read the secret: at least 16 bytes, trailing newlines dropped. */
 static int read_secret(struct cli_opts *o)
 {
-	struct stat st;
-	ssize_t n;
-	int fd;
+	char err[512];
 
-	fd = open(o->secret_file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "ibpulse-probe: --secret-file %s: %s\n",
-			o->secret_file, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -EINVAL;
-	}
-	if (st.st_mode & 077)
-		log_warn("--secret-file %s is readable by group or others",
-			 o->secret_file);
-	n = read(fd, o->secret, sizeof(o->secret));
-	close(fd);
-	while (n > 0 && (o->secret[n - 1] == '\n' || o->secret[n - 1] == '\r'))
-		n--;
-	if (n < 16) {
-		fprintf(stderr,
-			"ibpulse-probe: --secret-file %s: need at "
-			"least 16 bytes of secret\n",
-			o->secret_file);
+	if (secret_read(o->secret_file, "--secret-file", o->secret,
+			sizeof(o->secret), &o->p.secret_len, err,
+			sizeof(err))) {
+		fprintf(stderr, "ibpulse-probe: %s\n", err);
 		return -EINVAL;
 	}
 	o->p.secret = o->secret;
-	o->p.secret_len = (size_t)n;
 	return 0;
 }
 
