@@ -56,7 +56,7 @@ const struct conf_opt probe_conf_opts[] = {
 	    "read RoCE netdevs' ethtool statistics (live /sys only)"),
 	OPT(netdev_stats_include, CONF_STR, SYSFS_NETDEV_STATS_DEFAULT, 0, 0,
 	    "globs of ethtool statistics to report"),
-	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
+	OPT(log_level, CONF_LOG, "info", 0, 0, "error, warn, info or debug"),
 	DOPT(counters_interval, CONF_INT, "10", 1, 3600,
 	     "seconds between counter reads"),
 	DOPT(push_interval, CONF_INT, "30", 1, 86400,
