@@ -177,7 +177,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv,
 	if (!t)
 		return -ENOMEM;
 	cli_table_build(cmd, t);
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc also forgets the last permutation */
 	opterr = 0;
 	while (!ret &&
 	       (opt = getopt_long(argc, argv, t->shorts, t->lo, NULL)) != -1) {
@@ -246,8 +246,21 @@ void cli_synopsis(const struct cli_cmd *cmd, FILE *f, const char *lead)
 	fputc('\n', f);
 }
 
-static void cli_help_row(FILE *f, const struct cli_flag *fl)
+/* The table's row for @key, or NULL. */
+static const struct conf_opt *cli_key(const struct cli_cmd *cmd,
+				      const char *key)
 {
+	for (const struct conf_opt *o = cmd->keys; o && o->name; o++)
+		if (!strcmp(o->name, key))
+			return o;
+	return NULL;
+}
+
+static void cli_help_row(FILE *f, const struct cli_cmd *cmd,
+			 const struct cli_flag *fl)
+{
+	const struct conf_opt *o = fl->key ? cli_key(cmd, fl->key) : NULL;
+	const char *help = !fl->help[0] && o ? o->help : fl->help;
 	char left[64];
 	int n;
 
@@ -256,9 +269,24 @@ static void cli_help_row(FILE *f, const struct cli_flag *fl)
 		     fl->letter ? ',' : ' ', fl->name, fl->arg ? " " : "",
 		     fl->arg ? fl->arg : "");
 	if (n > 24)
-		fprintf(f, "  %s\n  %24s  %s\n", left, "", fl->help);
+		fprintf(f, "  %s\n  %24s  %s\n", left, "", help);
 	else
-		fprintf(f, "  %-24s  %s\n", left, fl->help);
+		fprintf(f, "  %-24s  %s\n", left, help);
+}
+
+/* The keys --set takes: name, help, default and range. */
+static void cli_help_keys(const struct cli_cmd *cmd, FILE *f)
+{
+	fprintf(f, "\nsettings (--set KEY=VALUE, or the config file):\n");
+	for (const struct conf_opt *o = cmd->keys; o->name; o++) {
+		fprintf(f, "  %-24s  %s (default %s", o->name, o->help,
+			o->def ? o->def : "unset");
+		if (o->type == CONF_INT)
+			fprintf(f, "; %.0f to %.0f", o->min, o->max);
+		else if (o->type == CONF_DOUBLE)
+			fprintf(f, "; %g to %g", o->min, o->max);
+		fprintf(f, ")\n");
+	}
 }
 
 void cli_help(const struct cli_cmd *cmd, FILE *f)
@@ -269,8 +297,10 @@ void cli_help(const struct cli_cmd *cmd, FILE *f)
 	fprintf(f, "\noptions:\n");
 	for (const struct cli_flag *fl = cmd->flags; fl && fl->name; fl++)
 		if (fl->help)
-			cli_help_row(f, fl);
-	cli_help_row(f, &cli_help_flag);
+			cli_help_row(f, cmd, fl);
+	cli_help_row(f, cmd, &cli_help_flag);
+	if (cmd->keys)
+		cli_help_keys(cmd, f);
 }
 
 const char *cli_config_path(const struct cli_conf *cf, const struct cli_args *a)

@@ -38,7 +38,7 @@ enum cli_builtin {
  * One flag. With @key it sets that settings key (its value, or "true"
  * for a flag without @arg); otherwise @id is a builtin or the command's
  * own (> 0), passed to its cli_flag_fn. --help and -h are every
- * command's and need no row.
+ * command's and need no row. A NULL help hides a flag from --help.
  */
 struct cli_flag {
 	const char *name; /* long name, without "--" */
@@ -61,6 +61,12 @@ struct cli_cmd {
 	 * one here says "does not apply here" rather than "unknown".
 	 */
 	const struct cli_flag *others;
+	/*
+	 * The settings table --set (or the config file) takes, or NULL:
+	 * --help lists its keys with their help, default and range, and a
+	 * keyed flag whose help is "" borrows its key's.
+	 */
+	const struct conf_opt *keys;
 };
 
 /* One flag override, applied after the config file. */

@@ -7,7 +7,8 @@
  * a crash leaves the old state or the new one). From then on the token
  * is what it sends; the collector refuses a second enrolment of the name.
  */
-#include "probe.h"
+#include "enrol.h"
+#include "report_build.h"
 #include "log.h"
 #include "push.h"
 

@@ -5,7 +5,7 @@
  * the PCIe link against its maximum, the P_Key table with membership, the
  * GID table with types and netdevs, and the counters.
  */
-#include "probe.h"
+#include "print.h"
 
 #include <inttypes.h>
 #include <stdio.h>
