@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Enrolment (probe.h, probe_enrol()): a probe that has no token yet but
+ * Enrolment (enrol.h, probe_enrol()): a probe that has no token yet but
  * holds the enrolment secret asks the collector once, POST /api/v1/enrol
  * {"host": NAME} with the secret as bearer token, and keeps the token it
  * receives in token_file (written to a temporary file, fsync'd, renamed:
