@@ -204,6 +204,15 @@ static int cmd_retire(struct cli *c)
 	return ret ? 1 : 0;
 }
 
+static int port_file(const char *path, unsigned port)
+{
+	int ret = cli_write_port_file(path, port);
+
+	if (ret)
+		log_err("cannot write port file %s: %s", path, strerror(-ret));
+	return ret;
+}
+
 static void wait_for_signal(void)
 {
 	struct timespec tick = {0, 100 * 1000 * 1000};
@@ -302,12 +311,8 @@ static int serve(struct cli *c)
 		ret = writer_new(st, &wo, &w);
 	if (!ret)
 		ret = http_new(&ho, w, &h);
-	if (!ret && c->port_file) {
-		ret = cli_write_port_file(c->port_file, http_port(h));
-		if (ret)
-			log_err("cannot write port file %s: %s", c->port_file,
-				strerror(-ret));
-	}
+	if (!ret && c->port_file)
+		ret = port_file(c->port_file, http_port(h));
 	if (!ret) {
 		wait_for_signal();
 		log_info("stopping: finishing the batch in flight");
