@@ -6,6 +6,7 @@
  * option parsing and the signal flag lives in libibpulse-collector.
  */
 #include "auth.h"
+#include "cli.h"
 #include "config.h"
 #include "http.h"
 #include "httpd.h"
@@ -17,7 +18,6 @@
 #include "writer.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +25,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_CONFIG IBPULSE_SYSCONFDIR "/collector.ini"
 #define SHUTDOWN_DRAIN_MS 5000
-#define MAX_OVERRIDES 16
 
 static volatile sig_atomic_t stop_requested;
 
+enum { OPT_PORT_FILE = 1 };
+
 struct cli {
 	const char *command; /* "serve" or "retire" */
-	const char *config;
 	const char *port_file;
 	const char *host; /* retire */
-	int print_config;
+	struct cli_args a;
 	struct collector_settings s;
 };
 
@@ -46,154 +45,115 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: ibpulse-collector [serve] [--config FILE]\n"
-	      "         [--listen ADDR] [--port N] [--port-file FILE]\n"
-	      "         [--db PATH] [--schema-dir DIR] [--print-config]\n"
-	      "       ibpulse-collector retire HOST [--config FILE]\n"
-	      "         [--db PATH]\n"
-	      "       ibpulse-collector --help | --version\n"
-	      "\n"
-	      "  --config FILE      settings (default " DEFAULT_CONFIG "\n"
-	      "                     if it exists)\n"
-	      "  --listen ADDR      numeric address to listen on\n"
-	      "  --port N           TCP port, 0 for a free one\n"
-	      "  --port-file FILE   write the bound port there\n"
-	      "  --db PATH          SQLite database\n"
-	      "  --schema-dir DIR   schema/NNN_name.sql files\n"
-	      "  --print-config     print the effective settings, exit\n",
-	      f);
-}
+#define FLAG_CONFIG                                                            \
+	{                                                                      \
+		"config", 'c', "FILE", NULL, CLI_CONFIG,                       \
+			"settings (default " IBPULSE_SYSCONFDIR                \
+			"/collector.ini if it "                                \
+			"exists)"                                              \
+	}
+#define FLAG_DB                                                                \
+	{                                                                      \
+		"db", 0, "PATH", "db", 0, "SQLite database"                    \
+	}
 
-static const struct option long_opts[] = {
-	{"config", required_argument, NULL, 'c'},
-	{"listen", required_argument, NULL, 'l'},
-	{"port", required_argument, NULL, 'p'},
-	{"port-file", required_argument, NULL, 'P'},
-	{"db", required_argument, NULL, 'd'},
-	{"schema-dir", required_argument, NULL, 's'},
-	{"print-config", no_argument, NULL, 'C'},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
+static const struct cli_flag serve_flags[] = {
+	FLAG_CONFIG,
+	{"listen", 0, "ADDR", "listen", 0, "numeric address to listen on"},
+	{"port", 0, "N", "port", 0, "TCP port, 0 for a free one"},
+	{"port-file", 0, "FILE", NULL, OPT_PORT_FILE,
+	 "write the bound port there"},
+	FLAG_DB,
+	{"schema-dir", 0, "DIR", "schema_dir", 0, "schema/NNN_name.sql files"},
+	{"print-config", 0, NULL, NULL, CLI_PRINT_CONFIG,
+	 "print the effective settings, exit"},
+	{"version", 0, NULL, NULL, CLI_VERSION, "print the version, exit"},
 	{0}};
 
-/* Command-line overrides, kept until the config file has been read. */
-struct override {
-	const char *key, *value;
+/* retire lists what it uses; the rest is accepted as it always was. */
+static const struct cli_flag retire_flags[] = {
+	FLAG_CONFIG,
+	FLAG_DB,
+	{"listen", 0, "ADDR", "listen", 0, NULL},
+	{"port", 0, "N", "port", 0, NULL},
+	{"port-file", 0, "FILE", NULL, OPT_PORT_FILE, NULL},
+	{"schema-dir", 0, "DIR", "schema_dir", 0, NULL},
+	{"print-config", 0, NULL, NULL, CLI_PRINT_CONFIG, NULL},
+	{0}};
+
+static const struct cli_cmd commands[] = {
+	{.prog = "ibpulse-collector",
+	 .name = "serve",
+	 .about = "Receive counter reports and test results over HTTP and "
+		  "store them in SQLite\n(the default command). "
+		  "docs/collector.md.",
+	 .flags = serve_flags},
+	{.prog = "ibpulse-collector",
+	 .name = "retire",
+	 .args = "HOST",
+	 .max_args = 1,
+	 .about = "Delete a host that will not report again, with its "
+		  "history.",
+	 .flags = retire_flags},
 };
 
-/* 0: go on; 1: done (--help, --version); -EINVAL: bad command line. */
-static int parse_args(int argc, char **argv, struct cli *c, struct override *ov,
-		      size_t *n_ov)
+static void usage(FILE *f)
 {
-	int opt;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		cli_synopsis(&commands[i], f, i ? "       " : "usage: ");
+	fprintf(f, "       ibpulse-collector --help | --version\n"
+		   "\n`ibpulse-collector COMMAND --help` for a command's "
+		   "options.\n");
+}
 
-	c->command = "serve";
+static int on_flag(void *arg, int id, const char *value, char *err,
+		   size_t errlen)
+{
+	struct cli *c = arg;
+
+	(void)err;
+	(void)errlen;
+	if (id == OPT_PORT_FILE)
+		c->port_file = value;
+	return 0;
+}
+
+/* 0: go on; CLI_DONE (--help, --version); -EINVAL: bad command line. */
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+	const struct cli_cmd *cmd = &commands[0];
+	int ret;
+
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return CLI_DONE;
+	}
 	if (argc > 1 && argv[1][0] != '-') {
-		c->command = argv[1];
+		cmd = NULL;
+		for (size_t i = 0; i < sizeof(commands) / sizeof(*commands);
+		     i++)
+			if (!strcmp(argv[1], commands[i].name))
+				cmd = &commands[i];
+		if (!cmd) {
+			fprintf(stderr,
+				"ibpulse-collector: unknown command '%s' "
+				"(serve, retire)\n",
+				argv[1]);
+			return -EINVAL;
+		}
 		argv++;
 		argc--;
 	}
-	if (strcmp(c->command, "serve") && strcmp(c->command, "retire")) {
-		fprintf(stderr,
-			"ibpulse-collector: unknown command '%s' "
-			"(serve, retire)\n",
-			c->command);
+	c->command = cmd->name;
+	ret = cli_parse(cmd, argc, argv, &c->a, on_flag, c);
+	if (!ret && cmd->max_args && c->a.n_pos != 1) {
+		cli_error(cmd, "takes exactly one HOST");
 		return -EINVAL;
 	}
-	while ((opt = getopt_long(argc, argv, "c:h", long_opts, NULL)) != -1) {
-		const char *key = NULL;
-
-		switch (opt) {
-		case 'c':
-			c->config = optarg;
-			break;
-		case 'P':
-			c->port_file = optarg;
-			break;
-		case 'C':
-			c->print_config = 1;
-			break;
-		case 'l':
-			key = "listen";
-			break;
-		case 'p':
-			key = "port";
-			break;
-		case 'd':
-			key = "db";
-			break;
-		case 's':
-			key = "schema_dir";
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			printf("ibpulse-collector %s\n", IBPULSE_VERSION);
-			return 1;
-		default:
-			usage(stderr);
-			return -EINVAL;
-		}
-		if (key && *n_ov >= MAX_OVERRIDES) {
-			fprintf(stderr,
-				"ibpulse-collector: too many options\n");
-			return -EINVAL;
-		}
-		if (key) {
-			ov[*n_ov].key = key;
-			ov[(*n_ov)++].value = optarg;
-		}
-	}
-	if (!strcmp(c->command, "retire")) {
-		if (optind + 1 != argc) {
-			fprintf(stderr, "ibpulse-collector: retire takes "
-					"exactly one HOST\n");
-			return -EINVAL;
-		}
-		c->host = argv[optind];
-	} else if (optind != argc) {
-		fprintf(stderr, "ibpulse-collector: unexpected argument '%s'\n",
-			argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int load_settings(struct cli *c, const struct override *ov, size_t n_ov)
-{
-	const char *path = c->config;
-	char err[512];
-	enum log_level lvl;
-	int ret;
-
-	if (!path && access(DEFAULT_CONFIG, R_OK) == 0)
-		path = DEFAULT_CONFIG;
-	ret = settings_init(&c->s);
-	if (!ret)
-		ret = settings_load(&c->s, path, err, sizeof(err));
-	for (size_t i = 0; !ret && i < n_ov; i++) {
-		ret = settings_set(&c->s, ov[i].key, ov[i].value, err,
-				   sizeof(err));
-		if (ret)
-			fprintf(stderr, "ibpulse-collector: --%s: ", ov[i].key);
-	}
-	if (!ret)
-		ret = settings_check(&c->s, err, sizeof(err));
-	if (!ret && log_level_parse(c->s.log_level, &lvl)) {
-		snprintf(err, sizeof(err),
-			 "log_level: '%s' is not error, warn, info or debug",
-			 c->s.log_level);
-		ret = -EINVAL;
-	}
-	if (ret) {
-		fprintf(stderr, "ibpulse-collector: %s\n", err);
-		return ret;
-	}
-	log_set_level(lvl);
-	return 0;
+	if (!ret && cmd->max_args)
+		c->host = c->a.pos[0];
+	return ret;
 }
 
 static int open_store(const struct collector_settings *s, struct store **st)
@@ -244,22 +204,13 @@ static int cmd_retire(struct cli *c)
 	return ret ? 1 : 0;
 }
 
-static int write_port_file(const char *path, unsigned port)
+static int port_file(const char *path, unsigned port)
 {
-	char tmp[4096];
-	FILE *f;
+	int ret = cli_write_port_file(path, port);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (f && fprintf(f, "%u\n", port) < 0) {
-		fclose(f);
-		f = NULL;
-	}
-	if (!f || fclose(f) != 0 || rename(tmp, path) != 0) {
-		log_err("cannot write port file %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	if (ret)
+		log_err("cannot write port file %s: %s", path, strerror(-ret));
+	return ret;
 }
 
 static void wait_for_signal(void)
@@ -361,7 +312,7 @@ static int serve(struct cli *c)
 	if (!ret)
 		ret = http_new(&ho, w, &h);
 	if (!ret && c->port_file)
-		ret = write_port_file(c->port_file, http_port(h));
+		ret = port_file(c->port_file, http_port(h));
 	if (!ret) {
 		wait_for_signal();
 		log_info("stopping: finishing the batch in flight");
@@ -382,24 +333,24 @@ static int serve(struct cli *c)
 
 int main(int argc, char **argv)
 {
-	struct override ov[MAX_OVERRIDES];
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct cli c = {0};
-	size_t n_ov = 0;
+	char err[512];
 	int ret;
 
 	log_init("ibpulse-collector", LOG_LVL_INFO);
 	store_global_init();
-	ret = parse_args(argc, argv, &c, ov, &n_ov);
+	ret = parse_args(argc, argv, &c);
 	if (ret)
-		return ret > 0 ? 0 : 2;
-	if (load_settings(&c, ov, n_ov)) {
-		settings_free(&c.s);
-		return 2;
+		return ret > 0 ? 0 : CLI_EXIT_USAGE;
+	if (cli_load(&collector_conf, &c.a, &c.s, err, sizeof(err))) {
+		fprintf(stderr, "ibpulse-collector: %s\n", err);
+		cli_free(&collector_conf, &c.s);
+		return CLI_EXIT_USAGE;
 	}
-	if (c.print_config) {
-		settings_print(&c.s, stdout);
-		settings_free(&c.s);
+	if (c.a.print_config) {
+		cli_print_config(&collector_conf, &c.s, stdout);
+		cli_free(&collector_conf, &c.s);
 		return 0;
 	}
 	sigemptyset(&sa.sa_mask);
@@ -410,6 +361,6 @@ int main(int argc, char **argv)
 		ret = cmd_retire(&c);
 	else
 		ret = serve(&c) ? 1 : 0;
-	settings_free(&c.s);
+	cli_free(&collector_conf, &c.s);
 	return ret;
 }

@@ -4,6 +4,7 @@
  * shifting (no tombstones), so lookups stay short however the map churns.
  */
 #include "map.h"
+#include "fnv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,13 +27,8 @@ struct map {
 
 uint64_t map_hash(const void *data, size_t len, uint64_t seed)
 {
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	uint64_t h = fnv1a_bytes(FNV1A_BASIS ^ seed, data, len);
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
 	/* Final avalanche (from MurmurHash3's fmix64) for the low bits. */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;

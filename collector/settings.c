@@ -104,7 +104,7 @@ const struct conf_opt collector_conf_opts[] = {
 	 "enrolled hosts and the SHA-256 of their tokens (appended)"},
 	{"collector", "enrol_max_hosts", CONF_INT, S(enrol_max_hosts), "100000",
 	 1, 10000000, "hosts that may enrol at most"},
-	{"collector", "log_level", CONF_STR, S(log_level), "info", 0, 0,
+	{"collector", "log_level", CONF_LOG, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
 	{"planner", "period", CONF_INT, S(plan_period), "3600", 10, 604800,
 	 "seconds: every active port and group pair is tested once per "
@@ -159,7 +159,7 @@ const struct conf_opt collector_conf_opts[] = {
 	 "is under-performing; 0: not judged"},
 	{0}};
 
-int settings_init(struct collector_settings *s)
+int collector_settings_init(struct collector_settings *s)
 {
 	int ret;
 
@@ -246,33 +246,8 @@ static int settings_enrol(struct collector_settings *s, char *err,
 	return ret;
 }
 
-int settings_load(struct collector_settings *s, const char *path, char *err,
-		  size_t errlen)
-{
-	int ret;
-
-	if (path) {
-		ret = conf_load(collector_conf_opts, s, path, settings_extra,
-				err, errlen);
-		if (ret)
-			return ret;
-	}
-	if (s->tokens_file) {
-		ret = auth_load_file(s->auth, s->tokens_file, err, errlen);
-		if (ret)
-			return ret;
-	}
-	return s->enrol_secret_file ? settings_enrol(s, err, errlen) : 0;
-}
-
-int settings_set(struct collector_settings *s, const char *key,
-		 const char *value, char *err, size_t errlen)
-{
-	return conf_set(collector_conf_opts, s, "collector", key, value, err,
-			errlen);
-}
-
-int settings_check(const struct collector_settings *s, char *err, size_t errlen)
+static int settings_check(const struct collector_settings *s, char *err,
+			  size_t errlen)
 {
 	if (!s->tls_cert != !s->tls_key) {
 		snprintf(err, errlen, "tls_cert and tls_key go together");
@@ -291,9 +266,24 @@ int settings_check(const struct collector_settings *s, char *err, size_t errlen)
 	return baseline_opts_check(&s->baseline, err, errlen);
 }
 
-void settings_print(const struct collector_settings *s, FILE *f)
+/* After the file and the flags: the tokens, enrolment, the checks. */
+static int settings_finish(void *obj, char *err, size_t errlen)
 {
-	conf_print(collector_conf_opts, s, f);
+	struct collector_settings *s = obj;
+	int ret = 0;
+
+	if (s->tokens_file)
+		ret = auth_load_file(s->auth, s->tokens_file, err, errlen);
+	if (!ret && s->enrol_secret_file)
+		ret = settings_enrol(s, err, errlen);
+	return ret ? ret : settings_check(s, err, errlen);
+}
+
+/* --print-config's sections beyond the table. */
+static void settings_print_extra(const void *obj, FILE *f)
+{
+	const struct collector_settings *s = obj;
+
 	fprintf(f, "\n[planner_profiles]\n# profile = slot seconds (none: "
 		   "every registered profile, slot_seconds each)\n");
 	for (size_t i = 0; i < s->n_plan_profiles; i++)
@@ -303,7 +293,7 @@ void settings_print(const struct collector_settings *s, FILE *f)
 		auth_count(s->auth));
 }
 
-void settings_free(struct collector_settings *s)
+void collector_settings_free(struct collector_settings *s)
 {
 	if (!s)
 		return;
@@ -316,3 +306,24 @@ void settings_free(struct collector_settings *s)
 	auth_free(s->auth);
 	s->auth = NULL;
 }
+
+static int settings_init_obj(void *obj)
+{
+	return collector_settings_init(obj);
+}
+
+static void settings_free_obj(void *obj)
+{
+	collector_settings_free(obj);
+}
+
+const struct cli_conf collector_conf = {
+	.opts = collector_conf_opts,
+	.section = "collector",
+	.default_path = IBPULSE_SYSCONFDIR "/collector.ini",
+	.extra = settings_extra,
+	.init = settings_init_obj,
+	.finish = settings_finish,
+	.print_extra = settings_print_extra,
+	.free = settings_free_obj,
+};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The collector's settings: one descriptor table (common/conf.h) drives the
- * defaults, etc/collector.ini, command-line overrides and --print-config.
+ * defaults, etc/collector.ini, command-line overrides and --print-config
+ * through the shared command-line skeleton (common/cli.h, collector_conf).
  * The [tokens] section (host = token) and tokens_file feed struct auth.
  */
 #ifndef IBPULSE_COLLECTOR_SETTINGS_H
@@ -11,6 +12,7 @@
 #include <stdio.h>
 
 #include "baseline.h"
+#include "cli.h"
 #include "conf.h"
 #include "planner.h"
 
@@ -63,18 +65,17 @@ struct collector_settings {
 
 extern const struct conf_opt collector_conf_opts[];
 
+/*
+ * The collector's settings for cli_load() and cli_print_config(): the
+ * table, [tokens] and [planner_profiles], then tokens_file, the enrolment
+ * secret and the checks across keys (tls_cert without tls_key...). The
+ * object is a struct collector_settings; cli_free() frees it.
+ */
+extern const struct cli_conf collector_conf;
+
 /* Defaults and an empty token table. Returns 0 or a negative errno. */
-int settings_init(struct collector_settings *s);
-/* Read @path (NULL: defaults only) and the tokens_file it names. */
-int settings_load(struct collector_settings *s, const char *path, char *err,
-		  size_t errlen);
-/* Override one [collector] key from the command line. */
-int settings_set(struct collector_settings *s, const char *key,
-		 const char *value, char *err, size_t errlen);
-/* Check cross-field rules (tls_cert without tls_key...). */
-int settings_check(const struct collector_settings *s, char *err,
-		   size_t errlen);
-void settings_print(const struct collector_settings *s, FILE *f);
-void settings_free(struct collector_settings *s);
+int collector_settings_init(struct collector_settings *s);
+/* Free what the settings own; NULL is fine. */
+void collector_settings_free(struct collector_settings *s);
 
 #endif

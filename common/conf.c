@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Table-driven configuration: see conf.h. */
 #include "conf.h"
+#include "log.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -38,7 +39,16 @@ static int conf_apply(const struct conf_opt *o, void *obj, const char *value,
 	void *f = conf_field(o, obj);
 	char *end;
 
+	enum log_level lvl;
+
+	if (o->type == CONF_LOG && (!value || log_level_parse(value, &lvl))) {
+		snprintf(err, errlen,
+			 "%s: '%s' is not one of error, warn, info, debug",
+			 o->name, value ? value : "");
+		return -EINVAL;
+	}
 	switch (o->type) {
+	case CONF_LOG: /* checked above; kept as text */
 	case CONF_STR: {
 		char *s = value ? strdup(value) : NULL;
 
@@ -190,6 +200,7 @@ void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)
 		fprintf(f, ")\n");
 		switch (o->type) {
 		case CONF_STR:
+		case CONF_LOG:
 			if (*(char *const *)v)
 				fprintf(f, "%s = %s\n", o->name,
 					*(char *const *)v);
@@ -216,7 +227,7 @@ void conf_free(const struct conf_opt *opts, void *obj)
 	if (!obj)
 		return;
 	for (const struct conf_opt *o = opts; o->name; o++) {
-		if (o->type == CONF_STR) {
+		if (o->type == CONF_STR || o->type == CONF_LOG) {
 			char **s = conf_field(o, obj);
 
 			free(*s);

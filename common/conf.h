@@ -5,6 +5,9 @@
  * and --print-config. Each descriptor names a field of the program's own
  * settings struct by offset.
  *
+ * A log_level key is of type CONF_LOG: checked here, once, whatever
+ * program or file sets it (cli.h applies it).
+ *
  * A bad value or an unknown key is an error that names the file, the line,
  * the key and the valid range; nothing is half-applied by conf_load()
  * callers that load into a scratch struct and swap on success.
@@ -20,6 +23,7 @@ enum conf_type {
 	CONF_INT,    /* long long, within [min, max] */
 	CONF_BOOL,   /* int: true/false, yes/no, on/off, 1/0 */
 	CONF_DOUBLE, /* double, within [min, max] */
+	CONF_LOG,    /* char *: a log level, checked by log_level_parse() */
 };
 
 struct conf_opt {

@@ -6,6 +6,7 @@
  * and HELP text, which callers build once per scrape.
  */
 #include "expo.h"
+#include "fnv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -282,13 +283,7 @@ size_t expo_format_double(char *dst, double v)
 
 static uint64_t expo_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return fnv1a_str(FNV1A_BASIS, s);
 }
 
 static int expo_mark_seen(struct expo *e, const char *name)

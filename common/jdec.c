@@ -5,6 +5,7 @@
  * decoders share, so both name a bad field the same way.
  */
 #include "jdec.h"
+#include "name.h"
 
 #include <errno.h>
 #include <math.h>
@@ -95,37 +96,6 @@ int jdec_object_at(struct jdec *d, const json_t *v)
 	return json_is_object(v) ? 0 : jdec_fail(d, "must be an object");
 }
 
-static int jdec_char_ok(enum jdec_class c, unsigned char ch, size_t pos)
-{
-	int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9');
-
-	switch (c) {
-	case JDEC_TEXT:
-		return ch >= 0x20 && ch != 0x7f;
-	case JDEC_NAME:
-		return alnum || ch == '_' || ch == '.' || ch == ':' ||
-		       ch == '+' || ch == '-';
-	case JDEC_HOST:
-		return alnum ||
-		       (pos > 0 && (ch == '.' || ch == '-' || ch == '_'));
-	}
-	return 0;
-}
-
-static const char *jdec_class_desc(enum jdec_class c)
-{
-	switch (c) {
-	case JDEC_NAME:
-		return "letters, digits and _.:+-";
-	case JDEC_HOST:
-		return "letters, digits and .-_ (starting with a letter or "
-		       "digit)";
-	default:
-		return "printable characters";
-	}
-}
-
 int jdec_cstring(struct jdec *d, const char *s, size_t len, size_t maxlen,
 		 enum jdec_class cls, char **out)
 {
@@ -136,9 +106,9 @@ int jdec_cstring(struct jdec *d, const char *s, size_t len, size_t maxlen,
 	if (len > maxlen)
 		return jdec_fail(d, "must be at most %zu bytes long", maxlen);
 	for (size_t i = 0; i < len; i++)
-		if (!jdec_char_ok(cls, (unsigned char)s[i], i))
+		if (!name_char_ok((enum name_class)cls, (unsigned char)s[i], i))
 			return jdec_fail(d, "must contain only %s",
-					 jdec_class_desc(cls));
+					 name_class_desc((enum name_class)cls));
 	copy = strndup(s, len);
 	if (!copy)
 		return jdec_nomem(d);

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "name.h"
+
 /* Decoder state: where the error goes and the path of the current field. */
 struct jdec {
 	char *err;
@@ -31,11 +33,11 @@ struct jdec {
 	size_t plen;
 };
 
-/* The character set a string member must keep to. */
+/* The character set a string member must keep to: name.h's rules. */
 enum jdec_class {
-	JDEC_TEXT, /* printable: no control characters */
-	JDEC_NAME, /* [A-Za-z0-9_.:+-], non-empty */
-	JDEC_HOST, /* hostname: [A-Za-z0-9.-_], starts with a letter or digit */
+	JDEC_TEXT = NAME_TEXT,	/* printable: no control characters */
+	JDEC_NAME = NAME_LABEL, /* [A-Za-z0-9_.:+-], non-empty */
+	JDEC_HOST = NAME_HOST,	/* [A-Za-z0-9.-_], starts alphanumeric */
 };
 
 /**

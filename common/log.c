@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Logging: see log.h. */
 #include "log.h"
+#include "fnv.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -99,12 +100,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 static uint64_t log_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+	uint64_t h = fnv1a_str(FNV1A_BASIS, s);
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
 	return h ? h : 1;
 }
 

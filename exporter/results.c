@@ -8,6 +8,7 @@
  * a result names them, it does not make them. Nothing is rendered here.
  */
 #include "results_int.h"
+#include "fnv.h"
 #include "shard.h"
 #include "snapshot.h"
 
@@ -53,13 +54,7 @@ static const char *res_strdup(struct results *r, const char *s, size_t len)
 
 static uint64_t res_hash(char kind, const char *s)
 {
-	uint64_t h = 14695981039346656037ULL ^ (unsigned char)kind;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return fnv1a_str(FNV1A_BASIS ^ (unsigned char)kind, s);
 }
 
 static int res_rehash(struct results *r)

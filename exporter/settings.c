@@ -95,11 +95,11 @@ const struct conf_opt exporter_conf_opts[] = {
 	{"exporter", "group_label", CONF_STR, S(group_label), "leaf", 0, 0,
 	 "probe label whose value names a group (the collector's "
 	 "group_label)"},
-	{"exporter", "log_level", CONF_STR, S(log_level), "info", 0, 0,
+	{"exporter", "log_level", CONF_LOG, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
 	{0}};
 
-int settings_init(struct exporter_settings *s)
+int exporter_settings_init(struct exporter_settings *s)
 {
 	int ret;
 
@@ -123,32 +123,18 @@ static int settings_extra(void *obj, const char *section, const char *name,
 	return webauth_add_user(s->auth, name, value, err, errlen);
 }
 
-int settings_load(struct exporter_settings *s, const char *path, char *err,
-		  size_t errlen)
+/* After the file and the flags: the bearer token, the checks. */
+static int settings_finish(void *obj, char *err, size_t errlen)
 {
+	struct exporter_settings *s = obj;
 	int ret;
 
-	if (path) {
-		ret = conf_load(exporter_conf_opts, s, path, settings_extra,
-				err, errlen);
+	if (s->bearer_token_file) {
+		ret = webauth_token_file(s->auth, s->bearer_token_file, err,
+					 errlen);
 		if (ret)
 			return ret;
 	}
-	if (s->bearer_token_file)
-		return webauth_token_file(s->auth, s->bearer_token_file, err,
-					  errlen);
-	return 0;
-}
-
-int settings_set(struct exporter_settings *s, const char *key,
-		 const char *value, char *err, size_t errlen)
-{
-	return conf_set(exporter_conf_opts, s, "exporter", key, value, err,
-			errlen);
-}
-
-int settings_check(const struct exporter_settings *s, char *err, size_t errlen)
-{
 	if (!s->db || !*s->db) {
 		snprintf(err, errlen, "db must be set");
 		return -EINVAL;
@@ -177,16 +163,17 @@ int settings_check(const struct exporter_settings *s, char *err, size_t errlen)
 	return 0;
 }
 
-void settings_print(const struct exporter_settings *s, FILE *f)
+static void settings_print_extra(const void *obj, FILE *f)
 {
-	conf_print(exporter_conf_opts, s, f);
+	const struct exporter_settings *s = obj;
+
 	fprintf(f,
 		"\n[basic_auth_users]\n# user = bcrypt hash (%zu loaded; "
 		"not printed)\n",
 		webauth_users(s->auth));
 }
 
-void settings_free(struct exporter_settings *s)
+void exporter_settings_free(struct exporter_settings *s)
 {
 	if (!s)
 		return;
@@ -194,3 +181,24 @@ void settings_free(struct exporter_settings *s)
 	webauth_free(s->auth);
 	s->auth = NULL;
 }
+
+static int settings_init_obj(void *obj)
+{
+	return exporter_settings_init(obj);
+}
+
+static void settings_free_obj(void *obj)
+{
+	exporter_settings_free(obj);
+}
+
+const struct cli_conf exporter_conf = {
+	.opts = exporter_conf_opts,
+	.section = "exporter",
+	.default_path = NULL, /* the exporter reads a file only when told */
+	.extra = settings_extra,
+	.init = settings_init_obj,
+	.finish = settings_finish,
+	.print_extra = settings_print_extra,
+	.free = settings_free_obj,
+};

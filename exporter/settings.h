@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The exporter's settings: one descriptor table (common/conf.h) drives the
- * defaults, etc/exporter.ini, command-line overrides and --print-config.
+ * defaults, etc/exporter.ini, command-line overrides and --print-config
+ * through the shared command-line skeleton (common/cli.h, exporter_conf).
  * The [basic_auth_users] section (user = bcrypt hash) and
  * bearer_token_file feed struct webauth.
  */
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "conf.h"
 
 struct webauth;
@@ -47,18 +49,17 @@ struct exporter_settings {
 
 extern const struct conf_opt exporter_conf_opts[];
 
+/*
+ * The exporter's settings for cli_load() and cli_print_config(): the
+ * table, [basic_auth_users], then bearer_token_file and the checks
+ * across keys (drop_after >= stale_after...). The object is a struct
+ * exporter_settings; cli_free() frees it.
+ */
+extern const struct cli_conf exporter_conf;
+
 /* Set the defaults (no credentials). Returns 0 or a negative errno. */
-int settings_init(struct exporter_settings *s);
-/* Read @path (NULL: defaults only) and the bearer_token_file it names. */
-int settings_load(struct exporter_settings *s, const char *path, char *err,
-		  size_t errlen);
-/* Override one [exporter] key from the command line. */
-int settings_set(struct exporter_settings *s, const char *key,
-		 const char *value, char *err, size_t errlen);
-/* Check rules across fields (drop_after >= stale_after...). */
-int settings_check(const struct exporter_settings *s, char *err, size_t errlen);
-void settings_print(const struct exporter_settings *s, FILE *f);
+int exporter_settings_init(struct exporter_settings *s);
 /* Free the strings; NULL is fine. */
-void settings_free(struct exporter_settings *s);
+void exporter_settings_free(struct exporter_settings *s);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Sharding of /metrics by host name: see shard.h. */
 #include "shard.h"
+#include "fnv.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -8,12 +9,8 @@
 
 unsigned shard_of(const char *name, unsigned n)
 {
-	uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64 bits */
+	uint64_t h = fnv1a_str(FNV1A_BASIS, name);
 
-	for (const char *p = name; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 1099511628211ULL;
-	}
 	return n > 1 ? (unsigned)(h % n) : 0;
 }
 

@@ -6,6 +6,7 @@
  * or a row committed between two of our reads) is skipped.
  */
 #include "snapshot.h"
+#include "fnv.h"
 #include "fabric_snap.h"
 #include "expo.h"
 #include "shard.h"
@@ -490,13 +491,7 @@ static int read_addresses(sqlite3 *db, struct snapshot *sn, char *err,
 
 static uint64_t key_hash(int source, const char *name, size_t len)
 {
-	uint64_t h = 14695981039346656037ULL ^ (uint64_t)source;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return fnv1a_bytes(FNV1A_BASIS ^ (uint64_t)source, name, len);
 }
 
 static int key_rehash(struct snapshot *sn, size_t n_slots)

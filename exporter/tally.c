@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Outcome counters kept between scrapes: see tally.h. */
 #include "tally.h"
+#include "fnv.h"
 #include "buf.h"
 #include "expo.h"
 #include "shard.h"
@@ -40,13 +41,7 @@ void tally_destroy(struct tally *t)
 
 static uint64_t tally_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return fnv1a_str(FNV1A_BASIS, s);
 }
 
 static int tally_rehash(struct tally *t)

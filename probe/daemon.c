@@ -8,6 +8,7 @@
  * own threads (daemon_run.c).
  */
 #include "daemon_int.h"
+#include "fnv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 
 #include "log.h"
 #include "pmetrics.h"
+#include "secret.h"
 
 volatile sig_atomic_t daemon_stop;
 static volatile sig_atomic_t daemon_hup;
@@ -65,29 +67,25 @@ static void daemon_signals(void)
 /* A fingerprint of what register tells: ports, states, GIDs, P_Keys. */
 static uint64_t daemon_ports_sig(const struct report *r)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = FNV1A_BASIS;
 
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
 	for (size_t i = 0; i < r->n_devices; i++) {
 		const struct report_device *dv = &r->devices[i];
 
-		for (const char *c = dv->name; c && *c; c++)
-			MIX(*c);
+		h = fnv1a_str(h, dv->name ? dv->name : "");
 		for (size_t j = 0; j < dv->n_ports; j++) {
 			const struct report_port *p = &dv->ports[j];
 
-			MIX(p->port);
-			MIX(p->state);
-			MIX(p->lid);
+			h = fnv1a_mix(h, p->port);
+			h = fnv1a_mix(h, (uint64_t)p->state);
+			h = fnv1a_mix(h, p->lid);
 			for (size_t k = 0; k < p->n_pkeys; k++)
-				MIX(p->pkeys[k].pkey);
+				h = fnv1a_mix(h, p->pkeys[k].pkey);
 			for (size_t k = 0; k < p->n_gids; k++)
-				for (const char *c = p->gids[k].gid; c && *c;
-				     c++)
-					MIX(*c);
+				h = fnv1a_str(h, p->gids[k].gid ? p->gids[k].gid
+								: "");
 		}
 	}
-#undef MIX
 	return h;
 }
 
@@ -143,36 +141,18 @@ static void daemon_pause_file(struct daemon *d)
 
 int daemon_read_secret(struct daemon *d, const char *path)
 {
-	uint8_t buf[sizeof(d->secret)];
-	struct stat st;
-	ssize_t n;
-	int fd;
+	char err[512];
+	int ret;
 
 	if (!path) {
 		d->secret_len = 0;
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		log_err("secret_file %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (!fstat(fd, &st) && (st.st_mode & 077))
-		log_warn("secret_file %s is readable by group or others", path);
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		n--;
-	if (n < 16) {
-		log_err("secret_file %s: need at least 16 bytes of secret",
-			path);
-		explicit_bzero(buf, sizeof(buf));
-		return -EINVAL;
-	}
-	memcpy(d->secret, buf, (size_t)n);
-	d->secret_len = (size_t)n;
-	explicit_bzero(buf, sizeof(buf));
-	return 0;
+	ret = secret_read(path, "secret_file", d->secret, sizeof(d->secret),
+			  &d->secret_len, err, sizeof(err));
+	if (ret)
+		log_err("%s", err);
+	return ret;
 }
 
 static void daemon_reload(struct daemon *d)

@@ -13,7 +13,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "probe.h"
+#include "probe_settings.h"
 
 /*
  * Reload the settings for SIGHUP into @out (zeroed by the caller, freed

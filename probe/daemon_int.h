@@ -22,6 +22,7 @@
 #include "dticket.h"
 #include "push.h"
 #include "psched.h"
+#include "report_build.h"
 #include "spool.h"
 
 #define DAEMON_MAX_PLAN 1024

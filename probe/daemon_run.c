@@ -27,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctrl.h"
 #include "log.h"
 
 /* The time a profile is expected to hold a port, for the duty cycle. */
@@ -489,7 +488,7 @@ static int resp_who(struct resp_sess *r, const struct vt_serve_ask *ask,
 	snprintf(why, len,
 		 "not admitted: this responder takes the tests its "
 		 "collector planned (a ticket, control protocol %d)%s",
-		 CTRL_VERSION_TICKET,
+		 VT_PROTO_TICKET,
 		 r->has_secret ? " and peers with its shared secret" : "");
 	return -EACCES;
 }
@@ -643,7 +642,7 @@ int daemon_threads_start(struct daemon *d)
 	int ret;
 
 	snprintf(port, sizeof(port), "%lld", d->s->responder_port);
-	ret = ctrl_listen(d->s->responder_listen, port, &d->lfd, &d->resp_port);
+	ret = vt_listen(d->s->responder_listen, port, &d->lfd, &d->resp_port);
 	if (ret) {
 		log_err("responder: cannot listen on %s:%s: %s",
 			d->s->responder_listen ? d->s->responder_listen : "*",

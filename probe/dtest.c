@@ -17,8 +17,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ctrl.h"
-
 bool dtest_busy(const struct vt_portctr *d, const struct dtest_load *t,
 		double tol, char *why, size_t len)
 {
@@ -278,7 +276,7 @@ int dtest_selftest(const struct vt_params *p, struct vt_result *res)
 	s->cfg.dev = *p;
 	vt_limits_default(&s->cfg.limits);
 	s->cfg.limits.max_concurrent = 1;
-	rc = ctrl_listen("127.0.0.1", "0", &s->lfd, &bound);
+	rc = vt_listen("127.0.0.1", "0", &s->lfd, &bound);
 	if (rc) {
 		free(s);
 		memset(res, 0, sizeof(*res));

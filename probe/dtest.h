@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "probe_settings.h"
 #include "spool.h"
 #include "testapi.h"
 #include "vtest.h"

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Enrolment (probe.h, probe_enrol()): a probe that has no token yet but
+ * Enrolment (enrol.h, probe_enrol()): a probe that has no token yet but
  * holds the enrolment secret asks the collector once, POST /api/v1/enrol
  * {"host": NAME} with the secret as bearer token, and keeps the token it
  * receives in token_file (written to a temporary file, fsync'd, renamed:
  * a crash leaves the old state or the new one). From then on the token
  * is what it sends; the collector refuses a second enrolment of the name.
  */
-#include "probe.h"
+#include "enrol.h"
+#include "report_build.h"
 #include "log.h"
 #include "push.h"
 

@@ -20,7 +20,8 @@
 
 #include "config.h"
 #include "counters.h"
-#include "probe.h"
+#include "print.h"
+#include "probe_settings.h"
 
 #define SATURATED_HELP                                                         \
 	"1 when a narrow IB error counter sits at its maximum (2^width-1): "   \

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The human listing of `ibpulse-probe devices` (probe.h): ibstat's layout,
+ * The human listing of `ibpulse-probe devices` (print.h): ibstat's layout,
  * plus what ibstat leaves out and operators then dig out of sysfs by hand:
  * the PCIe link against its maximum, the P_Key table with membership, the
  * GID table with types and netdevs, and the counters.
  */
-#include "probe.h"
+#include "print.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,24 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * The probe's settings table and report building (probe.h). One table
- * drives the defaults, probe.ini parsing and --print-config; new [probe]
- * keys are a line here and a field in struct probe_settings.
+ * The probe's settings table (probe_settings.h). One table drives the
+ * defaults, probe.ini parsing, the flags of every command and
+ * --print-config; new [probe] keys are a line here and a field in struct
+ * probe_settings.
  */
-#include "probe.h"
+#include "probe_settings.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "config.h"
-#include "log.h"
 #include "sysfs.h"
-#include "sysval.h"
 
 #define OPT(name, type, def, min, max, help)                                   \
 	{                                                                      \
@@ -57,7 +52,7 @@ const struct conf_opt probe_conf_opts[] = {
 	    "read RoCE netdevs' ethtool statistics (live /sys only)"),
 	OPT(netdev_stats_include, CONF_STR, SYSFS_NETDEV_STATS_DEFAULT, 0, 0,
 	    "globs of ethtool statistics to report"),
-	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
+	OPT(log_level, CONF_LOG, "info", 0, 0, "error, warn, info or debug"),
 	DOPT(counters_interval, CONF_INT, "10", 1, 3600,
 	     "seconds between counter reads"),
 	DOPT(push_interval, CONF_INT, "30", 1, 86400,
@@ -132,7 +127,6 @@ const struct conf_opt probe_conf_opts[] = {
 int probe_settings_load(struct probe_settings *s, const char *path, char *err,
 			size_t errlen)
 {
-	enum log_level lvl;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -148,17 +142,7 @@ int probe_settings_load(struct probe_settings *s, const char *path, char *err,
 		if (ret)
 			return ret;
 	}
-	ret = probe_settings_finish(s, err, errlen);
-	if (ret)
-		return ret;
-	if (s->log_level && log_level_parse(s->log_level, &lvl)) {
-		snprintf(err, errlen,
-			 "log_level: '%s' is not one of error, warn, info, "
-			 "debug",
-			 s->log_level);
-		return -EINVAL;
-	}
-	return 0;
+	return probe_settings_finish(s, err, errlen);
 }
 
 void probe_settings_free(struct probe_settings *s)
@@ -166,56 +150,28 @@ void probe_settings_free(struct probe_settings *s)
 	conf_free(probe_conf_opts, s);
 }
 
-int probe_host_name(const struct probe_settings *s, char **out)
+static int probe_settings_init_obj(void *obj)
 {
-	char name[HOST_NAME_MAX + 1];
-
-	if (s->host) {
-		snprintf(name, sizeof(name), "%s", s->host);
-	} else if (gethostname(name, sizeof(name))) {
-		log_err("gethostname: %s", strerror(errno));
-		return -errno;
-	}
-	name[sizeof(name) - 1] = '\0';
-	/* The report's host rule: [A-Za-z0-9._-], starting alphanumeric. */
-	if (!sysval_is_name(name) || !isalnum((unsigned char)name[0]) ||
-	    strpbrk(name, ":+")) {
-		log_err("host name '%s' is not valid in a report: set [probe] "
-			"host",
-			name);
-		return -EINVAL;
-	}
-	*out = strdup(name);
-	return *out ? 0 : -ENOMEM;
+	memset(obj, 0, sizeof(struct probe_settings));
+	return conf_defaults(probe_conf_opts, obj);
 }
 
-int probe_report_build(const struct probe_settings *s, struct report **out)
+static int probe_settings_finish_obj(void *obj, char *err, size_t errlen)
 {
-	struct sysfs_opts o = {
-		.root = s->sysfs_root ? s->sysfs_root : "/sys",
-		.counters_include = s->counters_include,
-		.counters_exclude = s->counters_exclude,
-		.netdev_stats = s->netdev_stats,
-		.netdev_stats_include = s->netdev_stats_include,
-	};
-	struct report *r = calloc(1, sizeof(*r));
-	struct timespec ts;
-	int ret;
-
-	*out = NULL;
-	if (!r)
-		return -ENOMEM;
-	r->version = REPORT_VERSION;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	r->timestamp = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	r->probe_version = strdup(IBPULSE_VERSION);
-	ret = r->probe_version ? probe_host_name(s, &r->host) : -ENOMEM;
-	if (!ret)
-		ret = sysfs_scan(&o, r);
-	if (ret) {
-		report_free(r);
-		return ret;
-	}
-	*out = r;
-	return 0;
+	return probe_settings_finish(obj, err, errlen);
 }
+
+static void probe_settings_free_obj(void *obj)
+{
+	probe_settings_free(obj);
+}
+
+const struct cli_conf probe_conf = {
+	.opts = probe_conf_opts,
+	.default_path = IBPULSE_SYSCONFDIR "/probe.ini",
+	.extra = probe_settings_extra,
+	.init = probe_settings_init_obj,
+	.finish = probe_settings_finish_obj,
+	.print_extra = probe_settings_print_extra,
+	.free = probe_settings_free_obj,
+};

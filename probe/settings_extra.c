@@ -6,7 +6,7 @@
  * shapes), plus the checks across keys and printing them back for
  * --print-config. Every error names the key and what it accepts.
  */
-#include "probe.h"
+#include "probe_settings.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -354,9 +354,10 @@ int probe_settings_finish(struct probe_settings *s, char *err, size_t errlen)
 	return check_profile_list(s, s->peer_profiles, err, errlen);
 }
 
-void probe_settings_print(const struct probe_settings *s, FILE *f)
+void probe_settings_print_extra(const void *obj, FILE *f)
 {
-	conf_print(probe_conf_opts, s, f);
+	const struct probe_settings *s = obj;
+
 	fprintf(f, "\n[labels]\n");
 	for (size_t i = 0; i < s->n_labels; i++)
 		fprintf(f, "%s = %s\n", s->labels[i].key, s->labels[i].value);

@@ -7,6 +7,9 @@
  */
 #include "sysval.h"
 
+#include "name.h"
+#include "report.h"
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <string.h>
@@ -276,19 +279,7 @@ int sysval_text(const char *s, char *out, size_t outlen)
 
 int sysval_is_name(const char *s)
 {
-	size_t len = strlen(s);
-
-	if (len == 0 || len > 64)
-		return 0;
-	for (; *s; s++) {
-		char c = *s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      is_digit(c) || c == '_' || c == '.' || c == ':' ||
-		      c == '+' || c == '-'))
-			return 0;
-	}
-	return 1;
+	return name_valid(NAME_LABEL, s, REPORT_MAX_NAME);
 }
 
 int sysval_glob_any(const char *list, const char *name)

@@ -53,7 +53,7 @@ int sysval_pkey(const char *s, uint16_t *out);
  * Returns -EINVAL for an empty result.
  */
 int sysval_text(const char *s, char *out, size_t outlen);
-/* 1 when @s is a report "name": 1-64 bytes of [A-Za-z0-9_.:+-]. */
+/* 1 when @s is a report "name": name.h's NAME_LABEL, 1-64 bytes. */
 int sysval_is_name(const char *s);
 /*
  * 1 when @name matches one of the comma-separated fnmatch(3) globs in

@@ -8,15 +8,11 @@
 #ifndef IBPULSE_FABRIC_CLI_H
 #define IBPULSE_FABRIC_CLI_H
 
+#include "cli.h"
+
 int fabric_cmd(int argc, char **argv);
 
-#define FABRIC_USAGE                                                           \
-	"fabric [--once] [--json] [--ca NAME] [--port N] [--window N] "        \
-	"[--per-node N] [--timeout MS] [--retries N] [--interval SEC] "        \
-	"[--rediscover SEC] [--smps N] [--details] [--reset] [--sweeps N] "    \
-	"[--collector URL] [--token-file FILE] [--ca-file FILE] [--host "      \
-	"NAME] "                                                               \
-	"[--config FILE] [--set KEY=VALUE] [--print-config] [--log-level "     \
-	"LEVEL]"
+/* Its flags and --help (common/cli.h), for the probe's command list. */
+extern const struct cli_cmd fabric_cli;
 
 #endif

@@ -7,12 +7,12 @@
  * (fabric_json_write()) after each sweep, one document per line; otherwise
  * a summary in the manner of ibqueryerrors: what could not be read,
  * degraded links, ports with errors. With --collector each sweep is also
- * pushed (fabric_push.h); the summary is then left out.
+ * pushed (fabric_push.h); the summary is then left out. The flags and
+ * the loading are common/cli.h's: each shorthand flag is a [fabric] key.
  */
 #include "fabric_cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,6 @@
 #include "fabric_push.h"
 #include "log.h"
 
-#define EXIT_USAGE 2
 #define PROG "ibpulse-probe fabric"
 
 static volatile sig_atomic_t fabric_stop;
@@ -37,164 +36,93 @@ static void on_stop(int sig)
 	fabric_stop = 1;
 }
 
-#define MAX_OVERRIDES 64
+enum { OPT_ONCE = 1, OPT_JSON, OPT_SWEEPS };
 
 struct fopts {
 	struct fabric_settings s;
-	bool once, json, print;
+	bool once, json;
 	long long sweeps; /* 0: forever */
-	const char *config;
-	struct {
-		const char *key, *value;
-	} ov[MAX_OVERRIDES]; /* flags, applied over probe.ini */
-	int n_ov;
+	struct cli_args a;
 };
 
-static void usage(FILE *f)
+static const struct cli_flag fabric_flags[] = {
+	{"once", 0, NULL, NULL, OPT_ONCE,
+	 "one discovery and one sweep, then exit"},
+	{"json", 0, NULL, NULL, OPT_JSON,
+	 "print the fabric as JSON (docs/fabric.md)"},
+	{"sweeps", 0, "N", NULL, OPT_SWEEPS, "stop after N sweeps (the loop)"},
+	{"print-config", 0, NULL, NULL, CLI_PRINT_CONFIG,
+	 "print the [fabric] settings and exit"},
+	{"config", 0, "FILE", NULL, CLI_CONFIG,
+	 "probe.ini to read [fabric] (and [probe]'s collector, token, CA "
+	 "file and host) from; default: the installed one"},
+	{"set", 0, "KEY=VALUE", NULL, CLI_SET,
+	 "any [fabric] key (below); the flags that follow are shorthands"},
+	{"ca", 0, "NAME", "ca", 0, ""},
+	{"port", 0, "N", "port", 0, ""},
+	{"window", 0, "N", "window", 0, ""},
+	{"per-node", 0, "N", "per_node", 0, ""},
+	{"timeout", 0, "MS", "timeout", 0, ""},
+	{"retries", 0, "N", "retries", 0, ""},
+	{"interval", 0, "SEC", "interval", 0, ""},
+	{"rediscover", 0, "SEC", "rediscover", 0, ""},
+	{"smps", 0, "N", "smps", 0, ""},
+	{"details", 0, NULL, "details", 0, ""},
+	{"reset", 0, NULL, "reset", 0, ""},
+	{"collector", 0, "URL", "collector_url", 0, ""},
+	{"token-file", 0, "FILE", "token_file", 0, ""},
+	{"ca-file", 0, "FILE", "ca_file", 0, ""},
+	{"host", 0, "NAME", "host", 0, ""},
+	{"log-level", 0, "LEVEL", "log_level", 0, ""},
+	{0},
+};
+
+const struct cli_cmd fabric_cli = {
+	.prog = "ibpulse-probe",
+	.name = "fabric",
+	.about = "Discover the InfiniBand fabric (libibnetdisc) and read every "
+		 "switch and HCA\nport's PerfMgt counters through a window of "
+		 "outstanding MADs (libibumad).\nRoCE ports have no subnet "
+		 "manager or PMA path: their counters come from\nsysfs "
+		 "(ibpulse-probe report). See docs/fabric.md.",
+	.flags = fabric_flags,
+	.keys = fabric_conf_opts,
+};
+
+static int fabric_init(void *obj)
 {
-	fprintf(f,
-		"usage: ibpulse-probe " FABRIC_USAGE "\n\n"
-		"Discover the InfiniBand fabric (libibnetdisc) and read every "
-		"switch and HCA\nport's PerfMgt counters through a window of "
-		"outstanding MADs (libibumad).\n\n"
-		"  --once            one discovery and one sweep, then exit\n"
-		"  --json            print the fabric as JSON "
-		"(docs/fabric.md)\n"
-		"  --sweeps N        stop after N sweeps (the loop)\n"
-		"  --print-config    print the [fabric] settings and exit\n"
-		"  --config FILE     probe.ini to read [fabric] (and [probe]'s "
-		"collector,\n                    token, CA file and host) "
-		"from; default: the installed one\n"
-		"  --set KEY=VALUE   any [fabric] key; the flags below are "
-		"shorthands:\n");
-	for (const struct conf_opt *o = fabric_conf_opts; o->name; o++)
-		fprintf(f, "  %-16s  %s (default %s)\n", o->name, o->help,
-			o->def ? o->def : "unset");
-	fprintf(f, "\nRoCE ports have no subnet manager or PMA path: their "
-		   "counters come from\nsysfs (ibpulse-probe report). See "
-		   "docs/fabric.md.\n");
+	memset(obj, 0, sizeof(struct fabric_settings));
+	return conf_defaults(fabric_conf_opts, obj);
 }
 
-static int override(struct fopts *o, const char *key, const char *value)
-{
-	if (o->n_ov == MAX_OVERRIDES) {
-		fprintf(stderr,
-			PROG ": at most %d settings on the command line\n",
-			MAX_OVERRIDES);
-		return -E2BIG;
-	}
-	o->ov[o->n_ov].key = key;
-	o->ov[o->n_ov++].value = value;
-	return 0;
-}
+/* probe.ini's [fabric] (--config, else the installed one), then flags. */
+static const struct cli_conf fabric_conf = {
+	.opts = fabric_conf_opts,
+	.default_path = IBPULSE_SYSCONFDIR "/probe.ini",
+	.extra = fabric_conf_extra,
+	.init = fabric_init,
+};
 
-static int set_kv(struct fopts *o, const char *key, const char *value)
+static int on_flag(void *arg, int id, const char *v, char *err, size_t errlen)
 {
-	char err[256];
-	int ret = conf_set(fabric_conf_opts, &o->s, NULL, key, value, err,
-			   sizeof(err));
-
-	if (ret == -ENOENT)
-		fprintf(stderr, PROG ": unknown key '%s' (try --help)\n", key);
-	else if (ret)
-		fprintf(stderr, PROG ": %s\n", err);
-	return ret;
-}
-
-static int parse_sweeps(struct fopts *o, const char *v)
-{
+	struct fopts *o = arg;
 	char *end;
 	long long n;
 
+	if (id == OPT_ONCE)
+		o->once = true;
+	else if (id == OPT_JSON)
+		o->json = true;
+	if (id != OPT_SWEEPS)
+		return 0;
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (errno || end == v || *end || n < 1 || n > 1000000000) {
-		fprintf(stderr, PROG ": --sweeps: '%s' is not in 1..1e9\n", v);
+		snprintf(err, errlen, "--sweeps: '%s' is not in 1..1e9", v);
 		return -EINVAL;
 	}
 	o->sweeps = n;
 	return 0;
-}
-
-static int parse_args(struct fopts *o, int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{"once", no_argument, NULL, 'o'},
-		{"json", no_argument, NULL, 'j'},
-		{"sweeps", required_argument, NULL, 'n'},
-		{"print-config", no_argument, NULL, 'P'},
-		{"set", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{"ca", required_argument, NULL, 1},
-		{"port", required_argument, NULL, 2},
-		{"window", required_argument, NULL, 3},
-		{"per-node", required_argument, NULL, 4},
-		{"timeout", required_argument, NULL, 5},
-		{"retries", required_argument, NULL, 6},
-		{"interval", required_argument, NULL, 7},
-		{"rediscover", required_argument, NULL, 8},
-		{"smps", required_argument, NULL, 9},
-		{"details", no_argument, NULL, 10},
-		{"reset", no_argument, NULL, 11},
-		{"log-level", required_argument, NULL, 12},
-		{"collector", required_argument, NULL, 13},
-		{"token-file", required_argument, NULL, 14},
-		{"ca-file", required_argument, NULL, 15},
-		{"host", required_argument, NULL, 16},
-		{"config", required_argument, NULL, 'c'},
-		{0},
-	};
-	static const char *const keys[] = {
-		NULL,	      "ca",
-		"port",	      "window",
-		"per_node",   "timeout",
-		"retries",    "interval",
-		"rediscover", "smps",
-		"details",    "reset",
-		"log_level",  "collector_url",
-		"token_file", "ca_file",
-		"host",
-	};
-	int opt, ret = 0;
-
-	while (!ret && (opt = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
-		char *eq;
-
-		if (opt == 'o')
-			o->once = true;
-		else if (opt == 'j')
-			o->json = true;
-		else if (opt == 'P')
-			o->print = true;
-		else if (opt == 'c')
-			o->config = optarg;
-		else if (opt == 'n')
-			ret = parse_sweeps(o, optarg);
-		else if (opt == 'h')
-			return 1;
-		else if (opt == 's' && (eq = strchr(optarg, '=')) &&
-			 eq != optarg) {
-			*eq = '\0';
-			ret = override(o, optarg, eq + 1);
-		} else if (opt >= 1 &&
-			   opt < (int)(sizeof(keys) / sizeof(*keys)))
-			ret = override(o, keys[opt],
-				       opt == 10 || opt == 11 ? "true"
-							      : optarg);
-		else {
-			fprintf(stderr,
-				PROG ": unknown or incomplete option '%s'\n"
-				     "usage: ibpulse-probe " FABRIC_USAGE "\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (!ret && optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n",
-			argv[optind]);
-		ret = -EINVAL;
-	}
-	return ret;
 }
 
 /* A port has error counters above zero: the ibqueryerrors view. */
@@ -312,60 +240,26 @@ static int run(struct fabric *f, const struct fopts *o,
 	return 0;
 }
 
-/* probe.ini's [fabric] (--config, else the installed one), then flags. */
-static int load_settings(struct fopts *o)
-{
-	const char *path = o->config;
-	char err[512];
-	int ret = 0;
-
-	if (!path && access(IBPULSE_SYSCONFDIR "/probe.ini", R_OK) == 0)
-		path = IBPULSE_SYSCONFDIR "/probe.ini";
-	if (path)
-		ret = conf_load(fabric_conf_opts, &o->s, path,
-				fabric_conf_extra, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return ret;
-	}
-	for (int i = 0; !ret && i < o->n_ov; i++)
-		ret = set_kv(o, o->ov[i].key, o->ov[i].value);
-	return ret;
-}
-
 int fabric_cmd(int argc, char **argv)
 {
 	struct fopts o = {0};
 	struct sigaction sa = {.sa_handler = on_stop};
 	struct fabric_push *push = NULL;
 	struct fabric *f = NULL;
-	enum log_level lvl;
 	char err[512];
 	int ret;
 
-	if (conf_defaults(fabric_conf_opts, &o.s))
-		return EXIT_FAILURE;
-	ret = parse_args(&o, argc, argv);
-	if (!ret)
-		ret = load_settings(&o);
-	if (ret) {
-		if (ret > 0)
-			usage(stdout);
-		conf_free(fabric_conf_opts, &o.s);
-		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
+	ret = cli_parse(&fabric_cli, argc, argv, &o.a, on_flag, &o);
+	if (ret)
+		return ret > 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
+	if (cli_load(&fabric_conf, &o.a, &o.s, err, sizeof(err))) {
+		cli_error(&fabric_cli, "%s", err);
+		cli_free(&fabric_conf, &o.s);
+		return CLI_EXIT_USAGE;
 	}
-	if (log_level_parse(o.s.log_level, &lvl)) {
-		fprintf(stderr,
-			PROG ": --log-level: '%s' is not one of error, warn, "
-			     "info, debug\n",
-			o.s.log_level);
-		conf_free(fabric_conf_opts, &o.s);
-		return EXIT_USAGE;
-	}
-	log_set_level(lvl);
-	if (o.print) {
-		conf_print(fabric_conf_opts, &o.s, stdout);
-		conf_free(fabric_conf_opts, &o.s);
+	if (o.a.print_config) {
+		cli_print_config(&fabric_conf, &o.s, stdout);
+		cli_free(&fabric_conf, &o.s);
 		return EXIT_SUCCESS;
 	}
 	ret = o.s.collector_url ? fabric_push_new(&o.s, &push, err, sizeof(err))
@@ -383,6 +277,6 @@ int fabric_cmd(int argc, char **argv)
 	}
 	fabric_close(f);
 	fabric_push_free(push);
-	conf_free(fabric_conf_opts, &o.s);
+	cli_free(&fabric_conf, &o.s);
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }

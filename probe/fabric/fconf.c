@@ -41,7 +41,7 @@ const struct conf_opt fabric_conf_opts[] = {
 	OPT(reset, CONF_BOOL, "false", 0, 0,
 	    "zero each port's error counters after reading them (a PerfMgt "
 	    "Set; other tools then see zeros)"),
-	OPT(log_level, CONF_STR, "info", 0, 0, "error, warn, info or debug"),
+	OPT(log_level, CONF_LOG, "info", 0, 0, "error, warn, info or debug"),
 	OPT(collector_url, CONF_STR, NULL, 0, 0,
 	    "collector report URL; unset: print only (--once, the loop)"),
 	OPT(token_file, CONF_STR, NULL, 0, 0,

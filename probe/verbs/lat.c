@@ -6,9 +6,9 @@
  * (where the peer answers in kind) and whole for READ and atomics (where
  * the responder's hardware answers). WRITE waits by polling the last byte
  * of the buffer the peer writes; SEND polls the receive queue. UD SEND is
- * SEND over unreliable datagram QPs through an address handle (qp.c). Duration
- * mode (-D): the initiator runs rounds until the duration is up and only
- * rounds wholly inside [t0 + margin, t0 + duration - margin] become
+ * SEND over unreliable datagram QPs through an address handle (veng.c).
+ * Duration mode (-D): the initiator runs rounds until the duration is up and
+ * only rounds wholly inside [t0 + margin, t0 + duration - margin] become
  * samples; an answering responder runs until the client's DONE arrives
  * on the control socket (it looks there as it spins for the next round).
  */

@@ -6,6 +6,11 @@
  * channel to exchange QP numbers and both sides' results. The CLI and the
  * daemon call vt_run() on the client side and vt_serve_*() on the
  * responder; nothing here pins CPUs or keeps polling outside a test.
+ *
+ * This header is the engine's door: code outside probe/verbs/ includes it
+ * (and stats.h, which it names) and nothing else of verbs/; engine.h,
+ * run.h, ctrl.h, session.h and resolve.h are the engine's own, so verbs/
+ * could become its own library by a meson move.
  */
 #ifndef IBPULSE_VERBS_VTEST_H
 #define IBPULSE_VERBS_VTEST_H
@@ -43,6 +48,8 @@ enum vt_gid_type {
 #define VT_NAME_MAX 64
 #define VT_ERR_MAX 256
 #define VT_DEFAULT_PORT "18515"
+#define VT_PROTO_TICKET 3  /* the control protocol version with tickets */
+#define VT_DEV_NAME_MAX 63 /* device name bytes, [A-Za-z0-9_.-] */
 
 /*
  * A planned test's ticket, as the collector's plan gave it to the
@@ -322,5 +329,21 @@ int vt_serve_conn(const struct vt_serve_cfg *cfg, int fd,
 int vt_serve_loop(const struct vt_serve_cfg *cfg, int lfd,
 		  void (*on_result)(const struct vt_result *res, void *arg),
 		  void *arg);
+
+/*
+ * vt_listen() - a responder's listening socket on @addr (NULL: every
+ * address) and @port ("0": any free one); *@bound is the port bound.
+ * 0 or a negative errno.
+ */
+int vt_listen(const char *addr, const char *port, int *fd, unsigned *bound);
+
+/* A device name as the kernel forms them ([A-Za-z0-9_.-]), path-safe. */
+bool vt_dev_name_ok(const char *name);
+
+/* The first RDMA device's name into @name; 0 or -ENODEV. */
+int vt_first_device(char *name, size_t len);
+
+/* A work completion status (enum ibv_wc_status) by name. */
+const char *vt_wc_status_name(int wc_status);
 
 #endif

@@ -145,7 +145,7 @@ static int setup(void **state)
 	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
 	f->now = (double)time(NULL);
 	make_db(f, 1);
-	assert_int_equal(settings_init(&f->cfg), 0);
+	assert_int_equal(exporter_settings_init(&f->cfg), 0);
 	free(f->cfg.db);
 	f->cfg.db = strdup(f->db);
 	f->cfg.chunk_rows = 2; /* many small read transactions */
@@ -166,7 +166,7 @@ static int teardown(void **state)
 		unlink(path);
 	}
 	rmdir(f->dir);
-	settings_free(&f->cfg);
+	exporter_settings_free(&f->cfg);
 	scrape_stats_destroy(&f->stats);
 	free(f);
 	return 0;

@@ -165,7 +165,7 @@ static int setup(void **state)
 	fill_probes(db, f->now);
 	fill_results(db, f->now);
 	sqlite3_close(db);
-	assert_int_equal(settings_init(&f->cfg), 0);
+	assert_int_equal(exporter_settings_init(&f->cfg), 0);
 	free(f->cfg.db);
 	f->cfg.db = strdup(f->db);
 	f->cfg.chunk_rows = 2; /* many small read transactions */
@@ -186,7 +186,7 @@ static int teardown(void **state)
 		unlink(path);
 	}
 	rmdir(f->dir);
-	settings_free(&f->cfg);
+	exporter_settings_free(&f->cfg);
 	scrape_stats_destroy(&f->stats);
 	free(f);
 	return 0;

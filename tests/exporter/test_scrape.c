@@ -112,7 +112,7 @@ static int setup(void **state)
 	apply_schema(db);
 	fill(db, (double)time(NULL));
 	sqlite3_close(db);
-	assert_int_equal(settings_init(&f->cfg), 0);
+	assert_int_equal(exporter_settings_init(&f->cfg), 0);
 	free(f->cfg.db);
 	f->cfg.db = strdup(f->db);
 	f->cfg.chunk_rows = 3; /* many small read transactions */
@@ -133,7 +133,7 @@ static int teardown(void **state)
 		unlink(path);
 	}
 	rmdir(f->dir);
-	settings_free(&f->cfg);
+	exporter_settings_free(&f->cfg);
 	scrape_stats_destroy(&f->stats);
 	free(f);
 	return 0;

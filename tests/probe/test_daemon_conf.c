@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "dtest.h"
-#include "probe.h"
+#include "probe_settings.h"
 
 static char *write_tmp(const char *text)
 {

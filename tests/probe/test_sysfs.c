@@ -24,7 +24,8 @@
 #include <cmocka.h>
 
 #include "log.h"
-#include "probe.h"
+#include "print.h"
+#include "report_build.h"
 #include "report.h"
 #include "sysfs.h"
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Opening a device, resolving its port, and building the verbs resources
- * of one test (PD, MR, CQs, RC QPs) up to RTS. Verbs calls return NULL or
- * a positive errno; both are turned into negative errnos here, with a
+ * The device of one test (struct vdev, engine.h): opening it, resolving
+ * its port, GID and P_Key, and what the peer needs to know of it. The
+ * resources built on it are veng.c's. Verbs calls return NULL or a
+ * positive errno; both are turned into negative errnos here, with a
  * message that says which call failed.
  */
 #include "engine.h"
@@ -11,24 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-unsigned veng_mtu_bytes(enum ibv_mtu m)
-{
-	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
-}
-
-int veng_mtu_enum(unsigned bytes, enum ibv_mtu *out)
-{
-	enum ibv_mtu m;
-
-	for (m = IBV_MTU_256; m <= IBV_MTU_4096; m++) {
-		if (veng_mtu_bytes(m) == bytes) {
-			*out = m;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 static void list_devices(struct ibv_device **list, char *err, size_t len,
 			 const char *want)

@@ -4,10 +4,9 @@
  * names (its "MB/sec" is MiB/s, and so is ours, labelled as such) so the
  * two can be read side by side; JSON keeps base units throughout.
  */
-#include "output.h"
+#include "vout.h"
 
 #include <errno.h>
-#include <infiniband/verbs.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <string.h>
@@ -158,7 +157,7 @@ static json_t *json_side(const struct vt_side *s)
 	if (s->wc_status)
 		json_object_set_new(
 			o, "wc_status",
-			json_string(ibv_wc_status_str(s->wc_status)));
+			json_string(vt_wc_status_name(s->wc_status)));
 	if (s->has_lat)
 		json_object_set_new(
 			o, "latency",

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The probe's settings (the [probe] section of probe.ini, table-driven via
- * common/conf.h), building one report from sysfs, and printing it the way
- * ibstat does. Commands in main.c combine these with push.h.
+ * The probe's settings: probe.ini's [probe] and [daemon] keys
+ * (table-driven via common/conf.h), and the free-form sections [labels],
+ * [peers] and [profile NAME]. Every command of ibpulse-probe loads them
+ * through the shared command-line skeleton (common/cli.h, probe_conf).
  */
-#ifndef IBPULSE_PROBE_H
-#define IBPULSE_PROBE_H
+#ifndef IBPULSE_PROBE_SETTINGS_H
+#define IBPULSE_PROBE_SETTINGS_H
 
+#include <stddef.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "conf.h"
-#include "report.h"
 
 #define PROBE_MAX_LABELS 32
 #define PROBE_MAX_PROFILES 16
@@ -109,6 +111,13 @@ struct probe_settings {
 extern const struct conf_opt probe_conf_opts[];
 
 /*
+ * The probe's settings for cli_load() (common/cli.h): the table, the
+ * extra sections, probe_settings_finish(), the installed probe.ini by
+ * default. The object is a struct probe_settings.
+ */
+extern const struct cli_conf probe_conf;
+
+/*
  * probe_settings_load() - defaults, then @path if not NULL. On failure
  * returns a negative errno with the reason in @err; @s must still be
  * freed with probe_settings_free().
@@ -144,41 +153,7 @@ const struct probe_profile *probe_profile_find(const struct probe_settings *s,
 int probe_peer_parse(const char *text, struct probe_peer *p, char *err,
 		     size_t errlen);
 
-/* Print the effective settings, the extra sections included, as INI. */
-void probe_settings_print(const struct probe_settings *s, FILE *f);
-
-/*
- * probe_report_build() - a new report of this host's devices (caller
- * frees with report_free): host, timestamp now, every device under
- * @s->sysfs_root. Returns 0, -ENOMEM, or -EINVAL when the host name is
- * not valid for a report (logged).
- */
-int probe_report_build(const struct probe_settings *s, struct report **out);
-
-/*
- * probe_host_name() - the host name reports carry (@s->host or
- * gethostname()), checked against the report's rule; caller frees.
- * Returns 0, -EINVAL (logged) or -ENOMEM.
- */
-int probe_host_name(const struct probe_settings *s, char **out);
-
-/*
- * probe_enrol() - when @s->token_file does not exist and
- * @s->enrol_secret_file is set, enrol this host at the collector
- * (POST /api/v1/enrol) and write the token received to token_file (mode
- * 0600). Returns 0 (done, or nothing to do) or a negative errno, logged;
- * a host the collector has enrolled before is refused (409).
- */
-int probe_enrol(const struct probe_settings *s);
-
-/*
- * probe_print_devices() - the ibstat-like listing of @r to @f: identity,
- * PCIe state (DEGRADED when below its maximum), per port state, rate,
- * addresses, the P_Key and GID tables and, with @counters, the counters.
- */
-void probe_print_devices(FILE *f, const struct report *r, int counters);
-
-/* 1 when the PCIe link runs below its maximum speed or width. */
-int probe_pcie_degraded(const struct report_pcie *p);
+/* --print-config's [labels], [peers] and [profile NAME] sections. */
+void probe_settings_print_extra(const void *obj, FILE *f);
 
 #endif

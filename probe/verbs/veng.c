@@ -17,6 +17,24 @@
 
 #define PAGE 4096
 
+unsigned veng_mtu_bytes(enum ibv_mtu m)
+{
+	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
+}
+
+int veng_mtu_enum(unsigned bytes, enum ibv_mtu *out)
+{
+	enum ibv_mtu m;
+
+	for (m = IBV_MTU_256; m <= IBV_MTU_4096; m++) {
+		if (veng_mtu_bytes(m) == bytes) {
+			*out = m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int make_qp(struct veng *e, unsigned i, char *err, size_t len)
 {
 	struct ibv_qp_init_attr ia = {

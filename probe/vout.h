@@ -2,10 +2,10 @@
 /*
  * Printing a verbs test result: a perftest-like table for people and a
  * JSON document (both sides, units in the key names: bytes per second,
- * seconds) for machines. Internal to probe/verbs.
+ * seconds) for machines: `ibpulse-probe run` and `serve` (cmd_verbs.c).
  */
-#ifndef IBPULSE_VERBS_OUTPUT_H
-#define IBPULSE_VERBS_OUTPUT_H
+#ifndef IBPULSE_VOUT_H
+#define IBPULSE_VOUT_H
 
 #include <stdio.h>
 
