@@ -178,7 +178,4 @@ int probe_enrol(const struct probe_settings *s);
  */
 void probe_print_devices(FILE *f, const struct report *r, int counters);
 
-/* 1 when the PCIe link runs below its maximum speed or width. */
-int probe_pcie_degraded(const struct report_pcie *p);
-
 #endif
