@@ -104,6 +104,32 @@ const char *report_phys_state_name(int phys_state)
 	return names[phys_state];
 }
 
+/* ------------------------------------------------------ derived values */
+
+int report_pcie_degraded(const struct report_pcie *p)
+{
+	int speed = p->cur_speed_gts >= 0 && p->max_speed_gts > 0;
+	int width = p->cur_width >= 0 && p->max_width > 0;
+
+	if (!speed && !width)
+		return -1;
+	return (speed && p->cur_speed_gts < p->max_speed_gts) ||
+	       (width && p->cur_width < p->max_width);
+}
+
+char *report_netdevs_join(const struct report_device *d, char *out, size_t size)
+{
+	size_t off = 0;
+
+	if (!size)
+		return out;
+	out[0] = '\0';
+	for (size_t i = 0; i < d->n_netdevs && off < size; i++)
+		off += (size_t)snprintf(out + off, size - off, "%s%s",
+					i ? "," : "", d->netdevs[i]);
+	return out;
+}
+
 /* ---------------------------------------------------------------- encode */
 
 /*

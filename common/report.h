@@ -127,6 +127,26 @@ int report_encode(const struct report *r, char **out);
 int report_decode(const char *json, size_t len, struct report **out, char *err,
 		  size_t errlen);
 
+/*
+ * report_pcie_degraded() - 1 when the PCIe link trained below what the
+ * device supports (speed or width), 0 when it did not, -1 when that cannot
+ * be told. A side counts only with its current value known (>= 0) and its
+ * maximum above 0: a maximum of 0 is not a capability but "not reported"
+ * (an SR-IOV virtual function reads its Link Capabilities as zero, so the
+ * kernel shows max_link_width 0), and such a link is neither degraded nor
+ * healthy. The one rule for `ibpulse-probe devices` and for
+ * ibpulse_device_pcie_link_degraded (common/msnap.c), probe and exporter.
+ */
+int report_pcie_degraded(const struct report_pcie *p);
+
+/*
+ * report_netdevs_join() - @d's netdevs as "eth0,eth1" in @out (@size
+ * bytes; "" when none). The collector keeps them so, the metrics show them
+ * so. Returns @out.
+ */
+char *report_netdevs_join(const struct report_device *d, char *out,
+			  size_t size);
+
 /* "ACTIVE" for 4, "?" for unknown values; phys: "LinkUp" for 5. */
 const char *report_port_state_name(int state);
 const char *report_phys_state_name(int phys_state);

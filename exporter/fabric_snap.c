@@ -4,9 +4,9 @@
  * SELECTs (each its own short read transaction): the hosts' HCAs by node
  * GUID (to name an HCA end by host, device and port), the nodes still
  * fresh, their ports, and the counters of the switch ports this shard
- * serves. Switch ports become snap_ports and their counters snap_rows,
- * so render.c writes them in the port families; the link families come
- * from the ends kept here.
+ * serves. Switch ports become ports of the msnap and their counters its
+ * rows, so msnap_render() writes them in the port families; the link families
+ * come from the ends kept here.
  */
 #include "fabric_snap.h"
 
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "dbread.h"
 #include "counters.h"
 #include "shard.h"
 
@@ -53,7 +54,7 @@ struct fabric_snap {
 	const char **node_labels; /* per node, NULL when not in the shard */
 	struct {
 		int64_t id;
-		uint32_t port; /* index in sn->ports */
+		uint32_t port; /* index in sn->m->ports */
 	} * sw;
 	size_t n_sw, cap_sw;
 	struct buf b;
@@ -70,26 +71,6 @@ void fabric_snap_free(struct fabric_snap *f)
 	free(f->sw);
 	buf_free(&f->b);
 	free(f);
-}
-
-static int sql_fail(sqlite3 *db, int rc, const char *what, char *err,
-		    size_t errlen)
-{
-	snprintf(err, errlen, "%s: %s", what,
-		 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-	return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
-}
-
-static const char *col(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
-}
-
-static int64_t col_int(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL
-		       ? -1
-		       : sqlite3_column_int64(s, i);
 }
 
 /* The kernel's "b859:9f03:00d4:0a1c" as the fabric's "0xb8599f0300d40a1c". */
@@ -116,22 +97,28 @@ static int by_guid(const void *a, const void *b)
 typedef int (*row_fn)(struct fabric_snap *f, struct snapshot *sn,
 		      const struct snap_opts *o, sqlite3_stmt *s);
 
+struct fabric_rows {
+	row_fn fn;
+	struct fabric_snap *f;
+	struct snapshot *sn;
+	const struct snap_opts *o;
+};
+
+static int fabric_row(void *ctx, sqlite3_stmt *s)
+{
+	struct fabric_rows *c = ctx;
+
+	return c->fn(c->f, c->sn, c->o, s);
+}
+
 static int each_row(sqlite3 *db, const char *sql, row_fn fn,
 		    struct fabric_snap *f, struct snapshot *sn,
 		    const struct snap_opts *o, char *err, size_t errlen)
 {
-	sqlite3_stmt *s;
-	int rc, ret = 0;
+	struct fabric_rows c = {fn, f, sn, o};
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return sql_fail(db, rc, "fabric", err, errlen);
-	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
-		ret = fn(f, sn, o, s);
-	if (!ret && rc != SQLITE_DONE)
-		ret = sql_fail(db, rc, "fabric", err, errlen);
-	sqlite3_finalize(s);
-	return ret;
+	return dbread_each(db, sql, "fabric", NULL, fabric_row, &c, err,
+			   errlen);
 }
 
 static int hca_row(struct fabric_snap *f, struct snapshot *sn,
@@ -140,13 +127,15 @@ static int hca_row(struct fabric_snap *f, struct snapshot *sn,
 	struct hca *h;
 
 	(void)o;
-	if (snapshot_grow(&f->hcas, &f->cap_hcas, f->n_hcas, sizeof(*h)))
+	if (msnap_grow(&f->hcas, &f->cap_hcas, f->n_hcas, sizeof(*h)))
 		return -ENOMEM;
 	h = &f->hcas[f->n_hcas];
-	if (sysfs_guid(col(s, 2), h->guid))
+	if (sysfs_guid(dbread_text(s, 2), h->guid))
 		return 0;
-	h->host = snapshot_str(sn, col(s, 0), strlen(col(s, 0)));
-	h->device = snapshot_str(sn, col(s, 1), strlen(col(s, 1)));
+	h->host =
+		msnap_str(sn->m, dbread_text(s, 0), strlen(dbread_text(s, 0)));
+	h->device =
+		msnap_str(sn->m, dbread_text(s, 1), strlen(dbread_text(s, 1)));
 	if (!h->host || !h->device)
 		return -ENOMEM;
 	f->n_hcas++;
@@ -156,19 +145,20 @@ static int hca_row(struct fabric_snap *f, struct snapshot *sn,
 static int node_row(struct fabric_snap *f, struct snapshot *sn,
 		    const struct snap_opts *o, sqlite3_stmt *s)
 {
-	const char *guid = col(s, 0), *desc = col(s, 2), *rep = col(s, 4);
+	const char *guid = dbread_text(s, 0), *desc = dbread_text(s, 2),
+		   *rep = dbread_text(s, 4);
 	struct fnode *n;
 
 	if (!guid || strlen(guid) != GUID_LEN ||
 	    o->now - sqlite3_column_double(s, 3) > o->drop_after)
 		return 0;
-	if (snapshot_grow(&f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*n)))
+	if (msnap_grow(&f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*n)))
 		return -ENOMEM;
 	n = &f->nodes[f->n_nodes];
 	memcpy(n->guid, guid, GUID_LEN + 1);
 	n->type = sqlite3_column_int(s, 1);
-	n->desc = snapshot_str(sn, desc ? desc : "", desc ? strlen(desc) : 0);
-	n->reporter = snapshot_str(sn, rep ? rep : "", rep ? strlen(rep) : 0);
+	n->desc = msnap_str(sn->m, desc ? desc : "", desc ? strlen(desc) : 0);
+	n->reporter = msnap_str(sn->m, rep ? rep : "", rep ? strlen(rep) : 0);
 	n->updated = sqlite3_column_double(s, 3);
 	n->hca = n->type == 1 && f->n_hcas ? bsearch(guid, f->hcas, f->n_hcas,
 						     sizeof(*f->hcas), by_guid)
@@ -220,7 +210,7 @@ static int end_labels(struct buf *b, const struct fnode *n, int64_t port,
 
 static const char *labels_of(struct fabric_snap *f, struct snapshot *sn)
 {
-	return snapshot_str(sn, f->b.data ? f->b.data : "", f->b.len);
+	return msnap_str(sn->m, f->b.data ? f->b.data : "", f->b.len);
 }
 
 /* This shard serves an end: its host's shard for an HCA, else its GUID's. */
@@ -232,39 +222,39 @@ static int served(const struct fnode *n, const struct snap_opts *o)
 static int add_switch_port(struct fabric_snap *f, struct snapshot *sn,
 			   sqlite3_stmt *s, const char *labels)
 {
-	struct snap_port p = {
+	struct msnap_port p = {
 		.id = -1,
 		.host = SIZE_MAX,
 		.device = SIZE_MAX,
 		.labels = labels,
-		.state = col_int(s, 4),
-		.phys_state = col_int(s, 5),
-		.rate_bytes = col_int(s, 6),
+		.state = dbread_int(s, 4),
+		.phys_state = dbread_int(s, 5),
+		.rate_bytes = dbread_int(s, 6),
 	};
 
 	buf_reset(&f->b);
 	if (expo_label(&f->b, "link_layer", "InfiniBand") ||
-	    expo_label_int(&f->b, "lid", col_int(s, 3), 0) ||
+	    expo_label_int(&f->b, "lid", dbread_int(s, 3), 0) ||
 	    !(p.info = labels_of(f, sn)))
 		return -ENOMEM;
-	if (snapshot_grow(&f->sw, &f->cap_sw, f->n_sw, sizeof(*f->sw)))
+	if (msnap_grow(&f->sw, &f->cap_sw, f->n_sw, sizeof(*f->sw)))
 		return -ENOMEM;
 	f->sw[f->n_sw].id = sqlite3_column_int64(s, 0);
-	f->sw[f->n_sw++].port = (uint32_t)sn->n_ports;
-	return snapshot_add_port(sn, &p);
+	f->sw[f->n_sw++].port = (uint32_t)sn->m->n_ports;
+	return msnap_add_raw_port(sn->m, &p);
 }
 
 static int port_row(struct fabric_snap *f, struct snapshot *sn,
 		    const struct snap_opts *o, sqlite3_stmt *s)
 {
-	const struct fnode *n = find_node(f, col(s, 1));
-	const struct fnode *r = find_node(f, col(s, 8));
+	const struct fnode *n = find_node(f, dbread_text(s, 1));
+	const struct fnode *r = find_node(f, dbread_text(s, 8));
 	struct fend *e;
-	int64_t port = col_int(s, 2);
+	int64_t port = dbread_int(s, 2);
 
 	if (!n || !served(n, o))
 		return 0;
-	if (snapshot_grow(&f->ends, &f->cap_ends, f->n_ends, sizeof(*e)))
+	if (msnap_grow(&f->ends, &f->cap_ends, f->n_ends, sizeof(*e)))
 		return -ENOMEM;
 	e = &f->ends[f->n_ends];
 	memset(e, 0, sizeof(*e));
@@ -273,14 +263,14 @@ static int port_row(struct fabric_snap *f, struct snapshot *sn,
 		return -ENOMEM;
 	if (r) {
 		buf_reset(&f->b);
-		if (end_labels(&f->b, r, col_int(s, 9), "remote_") ||
+		if (end_labels(&f->b, r, dbread_int(s, 9), "remote_") ||
 		    !(e->remote_labels = labels_of(f, sn)))
 			return -ENOMEM;
 	}
-	e->phys_state = col_int(s, 5);
+	e->phys_state = dbread_int(s, 5);
 	e->degraded = sqlite3_column_type(s, 7) != SQLITE_NULL;
-	e->lanes = col_int(s, 10);
-	e->lanes_enabled = col_int(s, 11);
+	e->lanes = dbread_int(s, 10);
+	e->lanes_enabled = dbread_int(s, 11);
 	f->n_ends++;
 	/* a switch's port reads like a host's, under its node's labels */
 	if (n->type == 2) {
@@ -298,7 +288,7 @@ static int series_row(struct fabric_snap *f, struct snapshot *sn,
 		      const struct snap_opts *o, sqlite3_stmt *s)
 {
 	int64_t id = sqlite3_column_int64(s, 0);
-	const char *name = col(s, 1);
+	const char *name = dbread_text(s, 1);
 	size_t lo = 0, hi = f->n_sw;
 	long k;
 
@@ -313,11 +303,11 @@ static int series_row(struct fabric_snap *f, struct snapshot *sn,
 	}
 	if (lo == f->n_sw || f->sw[lo].id != id || !name)
 		return 0;
-	k = snapshot_key(sn, CSRC_IB, name, (size_t)sqlite3_column_bytes(s, 1));
+	k = msnap_key(sn->m, CSRC_IB, name, (size_t)sqlite3_column_bytes(s, 1));
 	if (k < 0)
 		return -ENOMEM;
-	return snapshot_add_row(sn, f->sw[lo].port, (uint32_t)k,
-				(uint64_t)sqlite3_column_int64(s, 2));
+	return msnap_add_row(sn->m, f->sw[lo].port, (uint32_t)k,
+			     (uint64_t)sqlite3_column_int64(s, 2));
 }
 
 static int node_labels(struct fabric_snap *f, struct snapshot *sn,
@@ -346,28 +336,13 @@ static int node_labels(struct fabric_snap *f, struct snapshot *sn,
 	return 0;
 }
 
-static int have_tables(sqlite3 *db)
-{
-	sqlite3_stmt *s;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 1 FROM sqlite_master WHERE name = "
-			       "'fabric_series'",
-			       -1, &s, NULL) != SQLITE_OK)
-		return 0;
-	yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 int fabric_read(sqlite3 *db, const struct snap_opts *o, struct snapshot *sn,
 		char *err, size_t errlen)
 {
 	struct fabric_snap *f;
 	int ret;
 
-	if (!have_tables(db))
+	if (!dbread_has_table(db, "fabric_series"))
 		return 0;
 	f = calloc(1, sizeof(*f));
 	if (!f)

@@ -8,6 +8,8 @@
  * escaped once into one text buffer (NUL-separated, by offset).
  */
 #include "regress.h"
+#include "dbread.h"
+#include "msnap.h"
 #include "results.h"
 #include "shard.h"
 
@@ -57,37 +59,19 @@ static const char *const metric_label[2] = {"metric=\"bandwidth\"",
 
 static const char *col(sqlite3_stmt *s, int i)
 {
-	const char *v = (const char *)sqlite3_column_text(s, i);
+	const char *v = dbread_text(s, i);
 
 	return v ? v : "";
 }
 
 static double col_real(sqlite3_stmt *s, int i)
 {
-	if (sqlite3_column_type(s, i) == SQLITE_NULL)
-		return NAN;
-	return results_round(sqlite3_column_double(s, i));
+	return results_round(dbread_nan(s, i));
 }
 
 static int col_metric(sqlite3_stmt *s, int i)
 {
 	return !strcmp(col(s, i), "latency") ? RG_LAT : RG_BW;
-}
-
-static int grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	void **a = arr, *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	p = realloc(*a, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = c;
-	return 0;
 }
 
 /* Append the scratch label list to r->text; its offset in *@off. */
@@ -123,14 +107,6 @@ static int labels_of(struct regress *r, sqlite3_stmt *s, int first,
 	return ret ? -ENOMEM : 0;
 }
 
-static int sql_err(sqlite3 *db, int rc, const char *what, char *err,
-		   size_t errlen)
-{
-	snprintf(err, errlen, "%s: %s (%s)", what, sqlite3_errmsg(db),
-		 sqlite3_errstr(rc));
-	return -EIO;
-}
-
 /* ---- links ---- */
 
 #define LINK_SELECT                                                            \
@@ -150,7 +126,7 @@ static int link_row(struct regress *r, sqlite3_stmt *s)
 
 	if (shard_of(col(s, 1), r->o.shards) != r->o.shard)
 		return 0;
-	if (grow(&r->links, &r->cap_links, r->n_links, sizeof(*l)))
+	if (msnap_grow(&r->links, &r->cap_links, r->n_links, sizeof(*l)))
 		return -ENOMEM;
 	l = &r->links[r->n_links];
 	if (labels_of(r, s, 1, link_names, N_ELEMS(link_names)) ||
@@ -171,64 +147,26 @@ static int link_row(struct regress *r, sqlite3_stmt *s)
 	return 0;
 }
 
+static int link_cb(void *ctx, sqlite3_stmt *s)
+{
+	return link_row(ctx, s);
+}
+
 /* The links measured since now - period, in chunks by (started, id). */
 static int read_recent(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 {
 	static const char sql[] = LINK_SELECT
 		"WHERE (last_started, id) > (?1, ?2) ORDER BY last_started, "
 		"id LIMIT ?3";
-	size_t chunk = r->o.chunk_rows ? r->o.chunk_rows : 1, n = chunk;
-	double after = r->o.now - r->o.period;
-	sqlite3_int64 after_id = -1;
-	sqlite3_stmt *s;
-	int rc, ret = 0;
+	struct dbread_pages q = {
+		.sql = sql,
+		.what = "link_state",
+		.after = r->o.now - r->o.period,
+		.time_col = 12,
+		.chunk = r->o.chunk_rows,
+	};
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return sql_err(db, rc, "link_state", err, errlen);
-	while (!ret && n == chunk) {
-		sqlite3_bind_double(s, 1, after);
-		sqlite3_bind_int64(s, 2, after_id);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)chunk);
-		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
-			after_id = sqlite3_column_int64(s, 0);
-			after = sqlite3_column_double(s, 12);
-			ret = link_row(r, s);
-		}
-		if (!ret && rc != SQLITE_DONE)
-			ret = sql_err(db, rc, "link_state", err, errlen);
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	return ret;
-}
-
-typedef int (*row_fn)(struct regress *r, sqlite3_stmt *s, void *arg);
-
-/* Run @sql (?1 bound to @a when not NAN) and hand each row to @fn. */
-static int each(sqlite3 *db, struct regress *r, const char *sql, double a,
-		row_fn fn, void *arg, char *err, size_t errlen)
-{
-	sqlite3_stmt *s;
-	int rc, ret = 0;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return sql_err(db, rc, sql, err, errlen);
-	if (!isnan(a))
-		sqlite3_bind_double(s, 1, a);
-	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
-		ret = fn(r, s, arg);
-	if (!ret && rc != SQLITE_DONE)
-		ret = sql_err(db, rc, sql, err, errlen);
-	sqlite3_finalize(s);
-	return ret;
-}
-
-static int link_cb(struct regress *r, sqlite3_stmt *s, void *arg)
-{
-	(void)arg;
-	return link_row(r, s);
+	return dbread_pages(db, &q, link_cb, r, err, errlen);
 }
 
 static int cmp_priority(const void *a, const void *b)
@@ -257,13 +195,15 @@ static int read_links(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 	static const char old_under[] = LINK_SELECT
 		"WHERE under_since IS NOT NULL AND regression_id IS NULL AND "
 		"last_started <= ?1";
-	double since = r->o.now - r->o.period;
+	struct dbread_arg since = {.real = r->o.now - r->o.period};
 	int ret = read_recent(db, r, err, errlen);
 
 	if (!ret)
-		ret = each(db, r, old_open, since, link_cb, NULL, err, errlen);
+		ret = dbread_each(db, old_open, old_open, &since, link_cb, r,
+				  err, errlen);
 	if (!ret)
-		ret = each(db, r, old_under, since, link_cb, NULL, err, errlen);
+		ret = dbread_each(db, old_under, old_under, &since, link_cb, r,
+				  err, errlen);
 	if (!ret && r->n_links > r->o.max_links) {
 		qsort(r->links, r->n_links, sizeof(*r->links), cmp_priority);
 		r->n_links = r->o.max_links;
@@ -275,6 +215,7 @@ static int read_links(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 /* ---- ports, groups, counters ---- */
 
 struct item_spec {
+	struct regress *r;
 	struct rg_items *to;
 	const char *const *names; /* label columns from 0 */
 	size_t n_names;
@@ -282,15 +223,16 @@ struct item_spec {
 };
 
 /* Columns: the labels, then metric, then the value. */
-static int item_cb(struct regress *r, sqlite3_stmt *s, void *arg)
+static int item_cb(void *ctx, sqlite3_stmt *s)
 {
-	const struct item_spec *sp = arg;
+	const struct item_spec *sp = ctx;
+	struct regress *r = sp->r;
 	struct rg_item *it;
 	int k = (int)sp->n_names;
 
 	if (sp->host_shard && shard_of(col(s, 0), r->o.shards) != r->o.shard)
 		return 0;
-	if (grow(&sp->to->v, &sp->to->cap, sp->to->n, sizeof(*it)))
+	if (msnap_grow(&sp->to->v, &sp->to->cap, sp->to->n, sizeof(*it)))
 		return -ENOMEM;
 	it = &sp->to->v[sp->to->n];
 	if (labels_of(r, s, 0, sp->names, sp->n_names) ||
@@ -335,32 +277,18 @@ static int read_items(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 		 1},
 	};
 	struct item_spec sp[] = {
-		{&r->port_bl, port_names, N_ELEMS(port_names), 1},
-		{&r->port_sus, port_names, N_ELEMS(port_names), 1},
-		{&r->group_sus, group_names, N_ELEMS(group_names), 0},
-		{&r->opened, count_names, N_ELEMS(count_names), 0},
+		{r, &r->port_bl, port_names, N_ELEMS(port_names), 1},
+		{r, &r->port_sus, port_names, N_ELEMS(port_names), 1},
+		{r, &r->group_sus, group_names, N_ELEMS(group_names), 0},
+		{r, &r->opened, count_names, N_ELEMS(count_names), 0},
 	};
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < N_ELEMS(q); i++)
 		if (!q[i].fabric || r->o.shard == 0)
-			ret = each(db, r, q[i].sql, NAN, item_cb, &sp[i], err,
-				   errlen);
+			ret = dbread_each(db, q[i].sql, q[i].sql, NULL, item_cb,
+					  &sp[i], err, errlen);
 	return ret;
-}
-
-static int schema_version(sqlite3 *db)
-{
-	sqlite3_stmt *s;
-	int v = 0;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return v;
 }
 
 int regress_read(sqlite3 *db, const struct regress_opts *o,
@@ -376,7 +304,7 @@ int regress_read(sqlite3 *db, const struct regress_opts *o,
 		r->o.shards = 1;
 	buf_init(&r->text, 0);
 	buf_init(&r->scratch, 0);
-	r->enabled = schema_version(db) >= 3;
+	r->enabled = dbread_version(db) >= 3;
 	if (r->enabled)
 		ret = read_links(db, r, err, errlen);
 	if (r->enabled && !ret)

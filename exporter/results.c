@@ -8,6 +8,7 @@
  * a result names them, it does not make them. Nothing is rendered here.
  */
 #include "results_int.h"
+#include "dbread.h"
 #include "fnv.h"
 #include "shard.h"
 #include "snapshot.h"
@@ -137,7 +138,7 @@ static uint32_t res_host(struct results *r, const char *name)
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (snapshot_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
+	if (msnap_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
 		return RES_NONE;
 	h = &r->hosts[r->n_hosts];
 	memset(h, 0, sizeof(*h));
@@ -171,7 +172,7 @@ static uint32_t res_port(struct results *r, const char *host,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (snapshot_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
+	if (msnap_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
 		return RES_NONE;
 	p = &r->ports[r->n_ports];
 	memset(p, 0, sizeof(*p));
@@ -241,8 +242,7 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (snapshot_grow(list, cap, *n, sizeof(**list)) ||
-	    !(str = res_labels(r)))
+	if (msnap_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
 		return RES_NONE;
 	(*list)[*n] = str;
 	if (res_claim(r, s, str, *n))
@@ -250,44 +250,10 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 	return (uint32_t)(*n)++;
 }
 
-static int res_sql_err(sqlite3 *db, int rc, const char *what, char *err,
-		       size_t errlen)
+static int host_row(void *ctx, sqlite3_stmt *s)
 {
-	snprintf(err, errlen, "%s: %s (%s)", what, sqlite3_errmsg(db),
-		 sqlite3_errstr(rc));
-	return -EIO;
-}
-
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-	return (const char *)sqlite3_column_text(s, i);
-}
-
-typedef int (*res_row_fn)(struct results *r, sqlite3_stmt *s);
-
-/* Run @sql (binding @text to ?1 when set) and hand each row to @fn. */
-static int res_each(sqlite3 *db, struct results *r, const char *sql,
-		    const char *text, res_row_fn fn, char *err, size_t errlen)
-{
-	sqlite3_stmt *s;
-	int rc, ret = 0;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return res_sql_err(db, rc, sql, err, errlen);
-	if (text)
-		sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
-	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
-		ret = fn(r, s);
-	if (!ret && rc != SQLITE_DONE)
-		ret = res_sql_err(db, rc, sql, err, errlen);
-	sqlite3_finalize(s);
-	return ret;
-}
-
-static int host_row(struct results *r, sqlite3_stmt *s)
-{
-	uint32_t h = res_host(r, col_text(s, 0));
+	struct results *r = ctx;
+	uint32_t h = res_host(r, dbread_text(s, 0));
 
 	if (h == RES_NONE)
 		return -ENOMEM;
@@ -296,10 +262,11 @@ static int host_row(struct results *r, sqlite3_stmt *s)
 	return 0;
 }
 
-static int probe_row(struct results *r, sqlite3_stmt *s)
+static int probe_row(void *ctx, sqlite3_stmt *s)
 {
-	const char *group = col_text(s, 2);
-	uint32_t h = res_host(r, col_text(s, 0));
+	struct results *r = ctx;
+	const char *group = dbread_text(s, 2);
+	uint32_t h = res_host(r, dbread_text(s, 0));
 
 	if (h == RES_NONE)
 		return -ENOMEM;
@@ -314,9 +281,10 @@ static int probe_row(struct results *r, sqlite3_stmt *s)
 	return 0;
 }
 
-static int pause_row(struct results *r, sqlite3_stmt *s)
+static int pause_row(void *ctx, sqlite3_stmt *s)
 {
-	uint32_t h = res_host(r, col_text(s, 0));
+	struct results *r = ctx;
+	uint32_t h = res_host(r, dbread_text(s, 0));
 
 	if (h == RES_NONE)
 		return -ENOMEM;
@@ -324,9 +292,10 @@ static int pause_row(struct results *r, sqlite3_stmt *s)
 	return 0;
 }
 
-static int dropped_row(struct results *r, sqlite3_stmt *s)
+static int dropped_row(void *ctx, sqlite3_stmt *s)
 {
-	uint32_t h = res_host(r, col_text(s, 0));
+	struct results *r = ctx;
+	uint32_t h = res_host(r, dbread_text(s, 0));
 
 	if (h == RES_NONE)
 		return -ENOMEM;
@@ -335,9 +304,10 @@ static int dropped_row(struct results *r, sqlite3_stmt *s)
 	return 0;
 }
 
-static int probe_port_row(struct results *r, sqlite3_stmt *s)
+static int probe_port_row(void *ctx, sqlite3_stmt *s)
 {
-	uint32_t p = res_port(r, col_text(s, 0), col_text(s, 1),
+	struct results *r = ctx;
+	uint32_t p = res_port(r, dbread_text(s, 0), dbread_text(s, 1),
 			      sqlite3_column_int64(s, 2));
 
 	if (p == RES_NONE)
@@ -359,20 +329,24 @@ static int read_registry(sqlite3 *db, struct results *r, char *err,
 	static const char port_sql[] =
 		"SELECT p.host, pp.device, pp.port, pp.state FROM probe_port pp"
 		" JOIN probe p ON p.id = pp.probe_id";
+	struct dbread_arg group = {.text = r->o.group_label};
 	int ret;
 
-	ret = res_each(db, r, host_sql, NULL, host_row, err, errlen);
+	ret = dbread_each(db, host_sql, host_sql, NULL, host_row, r, err,
+			  errlen);
 	if (!ret)
-		ret = res_each(db, r, probe_sql, r->o.group_label, probe_row,
-			       err, errlen);
+		ret = dbread_each(db, probe_sql, probe_sql,
+				  r->o.group_label ? &group : NULL, probe_row,
+				  r, err, errlen);
 	if (!ret)
-		ret = res_each(db, r, pause_sql, NULL, pause_row, err, errlen);
+		ret = dbread_each(db, pause_sql, pause_sql, NULL, pause_row, r,
+				  err, errlen);
 	if (!ret)
-		ret = res_each(db, r, dropped_sql, NULL, dropped_row, err,
-			       errlen);
+		ret = dbread_each(db, dropped_sql, dropped_sql, NULL,
+				  dropped_row, r, err, errlen);
 	if (!ret)
-		ret = res_each(db, r, port_sql, NULL, probe_port_row, err,
-			       errlen);
+		ret = dbread_each(db, port_sql, port_sql, NULL, probe_port_row,
+				  r, err, errlen);
 	return ret;
 }
 
@@ -401,36 +375,30 @@ double results_round(double v)
 	return v;
 }
 
-static double col_fig(sqlite3_stmt *s, int i)
-{
-	if (sqlite3_column_type(s, i) == SQLITE_NULL)
-		return NAN;
-	return results_round(sqlite3_column_double(s, i));
-}
-
 /* Columns: id, started, host, local_device, local_port, peer_host,
  * peer_device, peer_port, profile, outcome, wc_status, busy, figures...
  * A local port that is not registered: the row is left out; a peer port
  * that is not: the row counts at its local port only. */
-static int result_row(struct results *r, sqlite3_stmt *s)
+static int result_row(void *ctx, sqlite3_stmt *s)
 {
-	const char *outcome = col_text(s, 9);
+	struct results *r = ctx;
+	const char *outcome = dbread_text(s, 9);
 	struct res_row *w;
 
-	if (snapshot_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
+	if (msnap_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
 		return -ENOMEM;
 	w = &r->rows[r->n_rows];
-	w->a = res_port_find(r, col_text(s, 2), col_text(s, 3),
+	w->a = res_port_find(r, dbread_text(s, 2), dbread_text(s, 3),
 			     sqlite3_column_int64(s, 4));
-	w->b = res_port_find(r, col_text(s, 5), col_text(s, 6),
+	w->b = res_port_find(r, dbread_text(s, 5), dbread_text(s, 6),
 			     sqlite3_column_int64(s, 7));
 	if (w->a == RES_NONE)
 		return 0;
-	w->profile = res_intern(r, 'f', col_text(s, 8), NULL, &r->profiles,
+	w->profile = res_intern(r, 'f', dbread_text(s, 8), NULL, &r->profiles,
 				&r->n_profiles, &r->cap_profiles);
 	w->outcome = res_intern(r, 'o', outcome ? outcome : "unknown",
-				col_text(s, 10), &r->outcomes, &r->n_outcomes,
-				&r->cap_outcomes);
+				dbread_text(s, 10), &r->outcomes,
+				&r->n_outcomes, &r->cap_outcomes);
 	if (w->profile == RES_NONE || w->outcome == RES_NONE)
 		return -ENOMEM;
 	w->ok = outcome && !strcmp(outcome, testapi_outcome_name(TESTAPI_OK));
@@ -438,7 +406,7 @@ static int result_row(struct results *r, sqlite3_stmt *s)
 	/* to the millisecond: 13 digits print exactly in %.15g */
 	w->started = round(sqlite3_column_double(s, 1) * 1e3) / 1e3;
 	for (int f = 0; f < TESTAPI_FIG_COUNT; f++)
-		w->fig[f] = col_fig(s, 12 + f);
+		w->fig[f] = results_round(dbread_nan(s, 12 + f));
 	r->n_rows++;
 	return 0;
 }
@@ -456,45 +424,17 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 		"busy" TESTAPI_FIG_SQL_COLUMNS " FROM result"
 		" WHERE (started, id) > (?1, ?2) AND started <= ?4"
 		" ORDER BY started, id LIMIT ?3";
-	double after = r->o.now - r->o.period;
-	int64_t after_id = -1;
-	size_t chunk = r->o.chunk_rows ? r->o.chunk_rows : 1, n = chunk;
-	sqlite3_stmt *s;
-	int rc, ret = 0;
+	struct dbread_arg ahead = {.real = r->o.now + r->o.max_ahead};
+	struct dbread_pages q = {
+		.sql = sql,
+		.what = "result",
+		.after = r->o.now - r->o.period,
+		.time_col = 1,
+		.chunk = r->o.chunk_rows,
+		.arg4 = &ahead,
+	};
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return res_sql_err(db, rc, "result", err, errlen);
-	while (!ret && n == chunk) {
-		sqlite3_bind_double(s, 1, after);
-		sqlite3_bind_int64(s, 2, after_id);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)chunk);
-		sqlite3_bind_double(s, 4, r->o.now + r->o.max_ahead);
-		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
-			after_id = sqlite3_column_int64(s, 0);
-			after = sqlite3_column_double(s, 1);
-			ret = result_row(r, s);
-		}
-		if (!ret && rc != SQLITE_DONE)
-			ret = res_sql_err(db, rc, "result", err, errlen);
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	return ret;
-}
-
-static int schema_version(sqlite3 *db)
-{
-	sqlite3_stmt *s;
-	int v = 0;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return v;
+	return dbread_pages(db, &q, result_row, r, err, errlen);
 }
 
 int results_read(sqlite3 *db, const struct results_opts *o,
@@ -509,7 +449,7 @@ int results_read(sqlite3 *db, const struct results_opts *o,
 	if (!r->o.shards)
 		r->o.shards = 1;
 	buf_init(&r->scratch, 0);
-	r->enabled = schema_version(db) >= 2;
+	r->enabled = dbread_version(db) >= 2;
 	if (r->enabled)
 		ret = read_registry(db, r, err, errlen);
 	if (r->enabled && !ret)

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "log.h"
 #include "render.h"
+#include "dbread.h"
 #include "snapshot.h"
 
 #include <errno.h>
@@ -103,8 +104,7 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 	sqlite3 *db = NULL;
 	int ret;
 
-	ret = snapshot_db_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err,
-			       errlen);
+	ret = dbread_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err, errlen);
 	if (!ret)
 		ret = snapshot_read(db, &o, sn, err, errlen);
 	if (!ret && (ret = scrape_totals(st, db, &o, *sn, err, errlen))) {
@@ -185,8 +185,7 @@ int scrape_health(const struct exporter_settings *cfg, char *err, size_t errlen)
 	sqlite3 *db = NULL;
 	int ret, rc;
 
-	ret = snapshot_db_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err,
-			       errlen);
+	ret = dbread_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err, errlen);
 	if (ret)
 		return ret;
 	rc = sqlite3_prepare_v2(db, probe, -1, &s, NULL);

@@ -2,12 +2,12 @@
 /*
  * The probe's own /metrics (docs/probe.md "metrics"): one host's devices,
  * ports and counters, as read from sysfs, in the Prometheus exposition
- * formats of common/expo.h. Families, names and labels are the
- * exporter's per-device and per-port ones (docs/metrics.md), so a
- * dashboard reads either source: host/device/port labels, counters named
- * and scaled by common/counters.h (the node_exporter InfiniBand names
- * with our prefix, x4 for the data counters), PCIe current and maximum,
- * port state, rate and addressing. The probe adds two families of its
+ * formats of common/expo.h. The host, device, port and counter families
+ * are written by the exporter's renderer (common/msnap.h, docs/metrics.md),
+ * so a dashboard reads either source: host/device/port labels, counters
+ * named and scaled by common/counters.h (the node_exporter InfiniBand
+ * names with our prefix, x4 for the data counters), PCIe current and
+ * maximum, port state, rate and addressing. The probe adds two families of its
  * own (build info, the time the sysfs read took) and, served by the
  * daemon, its results spool: results waiting and results dropped by reason.
  *

@@ -10,15 +10,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-int probe_pcie_degraded(const struct report_pcie *p)
-{
-	if (p->cur_speed_gts >= 0 && p->max_speed_gts >= 0 &&
-	    p->cur_speed_gts < p->max_speed_gts)
-		return 1;
-	return p->cur_width >= 0 && p->max_width >= 0 &&
-	       p->cur_width < p->max_width;
-}
-
 static void print_text(FILE *f, const char *label, const char *v)
 {
 	if (v)
@@ -54,7 +45,7 @@ static void print_pcie(FILE *f, const struct report_pcie *p)
 	fmt_link(cur, sizeof(cur), p->cur_speed_gts, p->cur_width);
 	fmt_link(max, sizeof(max), p->max_speed_gts, p->max_width);
 	fprintf(f, "\tPCIe: %s %s (max %s)%s\n", p->address, cur, max,
-		probe_pcie_degraded(p) ? " DEGRADED" : "");
+		report_pcie_degraded(p) > 0 ? " DEGRADED" : "");
 	if (p->aer_correctable < 0 && p->aer_nonfatal < 0 && p->aer_fatal < 0)
 		return;
 	fmt_count(cor, sizeof(cor), p->aer_correctable);

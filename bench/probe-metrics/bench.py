@@ -13,9 +13,11 @@ gzip): wall ms per scrape (median, p90), server CPU ms per scrape (from
 /proc, utime + stime over all the scrapes / RUNS), RSS after the scrapes.
 Also the one-shot `ibpulse-probe metrics` (a process per scrape, as
 node_exporter's textfile collector would run it from cron). Prints a
-Markdown table.
+Markdown table; with RENDER_BENCH (render_bench.c) a second one, the CPU
+of pmetrics_render() alone per tree, which the sysfs read hides in the
+first.
 
-usage: bench.py PROBE NODE_EXPORTER [DEVICES [RUNS]]
+usage: bench.py PROBE NODE_EXPORTER [DEVICES [RUNS [RENDER_BENCH]]]
 """
 import gzip
 import os
@@ -228,11 +230,21 @@ def bench_tree(label, tree, probe, node_exporter, runs, tmp):
     return rows
 
 
+def render_row(render_bench, label, tree, runs):
+    """One row of render_bench's CPU per pmetrics_render() on @tree."""
+    out = subprocess.run([render_bench, tree, str(runs * 10)],
+                         capture_output=True, text=True, check=True).stdout
+    series, body, us = out.split()
+    return "| %s | %s | %.1f kB | %s | %.3f |" % (
+        label, series, int(body) / 1e3, us, float(us) / int(series))
+
+
 def main():
     probe, node_exporter = sys.argv[1:3]
     devices = int(sys.argv[3]) if len(sys.argv) > 3 else 8
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 200
-    rows = []
+    render_bench = sys.argv[5] if len(sys.argv) > 5 else None
+    rows, renders = [], []
     with tempfile.TemporaryDirectory() as tmp:
         gen = gen_tree(os.path.join(tmp, "sysfs-gen"), devices)
         for label, tree in (("sysfs-mlx5 (3 HCAs x 1 port)",
@@ -242,6 +254,8 @@ def main():
             sub = os.path.join(tmp, "run-%d" % len(rows))
             os.makedirs(sub)
             rows += bench_tree(label, tree, probe, node_exporter, runs, sub)
+            if render_bench:
+                renders.append(render_row(render_bench, label, tree, runs))
     load = os.getloadavg()
     print("# %s %d cores, load %.2f %.2f %.2f, %d scrapes each "
           "(OpenMetrics+gzip asked; node_exporter answers text+gzip)"
@@ -253,6 +267,13 @@ def main():
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(r)
+    if renders:
+        print()
+        print("| tree: pmetrics_render() alone, %d calls | series | body "
+              "| CPU us/render | CPU us/series |" % (runs * 10))
+        print("|---|---:|---:|---:|---:|")
+        for r in renders:
+            print(r)
     return 0
 
 

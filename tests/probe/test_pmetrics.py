@@ -14,7 +14,9 @@ scrape; 404 and 405 for other paths and methods; node_exporter 1.5's
 InfiniBand collector on the same tree gives the same values under the
 mirrored names; and the exporter, fed the same tree through the real
 collector, serves exactly the same series for the families the probe
-shares with it (so a dashboard reads either).
+shares with it (so a dashboard reads either; test_pmetrics_same.c checks
+the same without HTTP). promtool, node_exporter, the collector and the
+exporter are required: a missing one fails, it does not skip.
 
 usage: test_pmetrics.py PROBE FIXTURES PROMTOOL NODE_EXPORTER
                         [COLLECTOR EXPORTER SCHEMA_DIR]
@@ -411,6 +413,12 @@ class BadListen(unittest.TestCase):
 class NodeExporter(Base):
     """node_exporter's series on the same tree, under the mirrored names."""
 
+    def need_node_exporter(self):
+        """A missing node_exporter fails: the test command installs it."""
+        self.assertTrue(shutil.which(NODE_EXPORTER),
+                        "%s not found: scripts/install-deps.sh installs "
+                        "prometheus-node-exporter" % NODE_EXPORTER)
+
     def node_exporter(self, tree):
         """node_infiniband_* series node_exporter serves from @tree."""
         with tempfile.TemporaryFile() as log:
@@ -449,8 +457,7 @@ class NodeExporter(Base):
         return theirs
 
     def test_same_values_as_node_exporter(self):
-        if not shutil.which(NODE_EXPORTER):
-            self.skipTest("no node_exporter")
+        self.need_node_exporter()
         theirs = self.compare(os.path.join(FIXTURES, "sysfs-mlx5"))
         self.assertGreater(len(theirs), 40)
 
@@ -458,8 +465,7 @@ class NodeExporter(Base):
         """mlx4 before Linux 4.5: the 16 legacy_* series node_exporter
         serves from counters_ext/ (8 counters x 2 ports) are ours too,
         with the same values (the data counters x4)."""
-        if not shutil.which(NODE_EXPORTER):
-            self.skipTest("no node_exporter")
+        self.need_node_exporter()
         theirs = self.compare(os.path.join(FIXTURES, "sysfs-mlx4"))
         legacy = [k for k in theirs if "_legacy_" in k[0]]
         self.assertEqual(len(legacy), 16, sorted(theirs))
@@ -485,8 +491,9 @@ class SameAsExporter(Base):
     """The exporter, fed the same tree, serves the same shared series."""
 
     def setUp(self):
-        if not (COLLECTOR and EXPORTER and SCHEMA):
-            self.skipTest("no collector/exporter given")
+        self.assertTrue(COLLECTOR and EXPORTER and SCHEMA,
+                        "no collector/exporter given (tests/probe/"
+                        "meson.build passes them)")
         self.tmp = tempfile.TemporaryDirectory()
         self.procs = []
 
@@ -558,8 +565,11 @@ def main():
     if len(sys.argv) >= 8:
         COLLECTOR, EXPORTER, SCHEMA = sys.argv[5:8]
     if not shutil.which(PROMTOOL):
-        print("promtool not found: skipped")
-        return 77
+        # A failure, not a skip: the test command installs prometheus
+        # (scripts/install-deps.sh), and a missing tool must not pass.
+        print("%s not found: scripts/install-deps.sh installs prometheus"
+              % PROMTOOL)
+        return 1
     res = unittest.main(argv=sys.argv[:1], exit=False, verbosity=2).result
     return 0 if res.wasSuccessful() else 1
 
