@@ -274,6 +274,11 @@ class SpoolFaults(unittest.TestCase):
         self.start_static(RO, "spool_max_bytes = 4096\n")
         self.wait_for(lambda: self.total("dropped", "unwritable") >= 2,
                       "results dropped as unwritable")
+        # paused and idle, so that no result lands between the two reads
+        # (under ASan on a loaded machine one did: unwritable 3 != 2)
+        self.ctl("node01", "pause")
+        self.wait_for(lambda: not self.ctl("node01", "status")["running"],
+                      "node01 idle")
         st, m = self.ctl("node01", "status"), self.metrics("node01")
         self.assertGreater(st["in_memory"], 0, st)
         self.assertEqual(
