@@ -40,15 +40,26 @@ void report_port_clear(struct report_port *p)
 	memset(p, 0, sizeof(*p));
 }
 
+const char *const report_device_text_names[REPORT_DEVICE_TEXTS] = {
+	"node_guid", "sys_image_guid", "fw_ver",
+	"hca_type",  "board_id",       "node_desc",
+};
+
+char **report_device_text(struct report_device *d, size_t i)
+{
+	char **const texts[REPORT_DEVICE_TEXTS] = {
+		&d->node_guid, &d->sys_image_guid, &d->fw_ver,
+		&d->hca_type,  &d->board_id,	   &d->node_desc,
+	};
+
+	return texts[i];
+}
+
 static void report_device_clear(struct report_device *d)
 {
 	free(d->name);
-	free(d->node_guid);
-	free(d->sys_image_guid);
-	free(d->fw_ver);
-	free(d->hca_type);
-	free(d->board_id);
-	free(d->node_desc);
+	for (size_t i = 0; i < REPORT_DEVICE_TEXTS; i++)
+		free(*report_device_text(d, i));
 	for (size_t i = 0; i < d->n_netdevs; i++)
 		free(d->netdevs[i]);
 	free(d->netdevs);
@@ -295,12 +306,10 @@ static json_t *enc_device(const struct report_device *d)
 	if (bad)
 		goto out;
 	bad |= enc_str(o, "name", d->name);
-	bad |= enc_str(o, "node_guid", d->node_guid);
-	bad |= enc_str(o, "sys_image_guid", d->sys_image_guid);
-	bad |= enc_str(o, "fw_ver", d->fw_ver);
-	bad |= enc_str(o, "hca_type", d->hca_type);
-	bad |= enc_str(o, "board_id", d->board_id);
-	bad |= enc_str(o, "node_desc", d->node_desc);
+	for (size_t i = 0; i < REPORT_DEVICE_TEXTS; i++)
+		bad |= enc_str(
+			o, report_device_text_names[i],
+			*report_device_text((struct report_device *)d, i));
 	bad |= enc_int(o, "numa_node", d->numa_node);
 	for (size_t i = 0; i < d->n_netdevs; i++)
 		bad |= json_array_append_new(nd, json_string(d->netdevs[i]));

@@ -94,6 +94,17 @@ struct report_device {
 	size_t n_ports;
 };
 
+/*
+ * The device's identity texts, each named alike as a sysfs file of the
+ * device and as the report's JSON key (node_guid, fw_ver, ...): one table
+ * for the sysfs reader, the encoder and the decoder.
+ */
+#define REPORT_DEVICE_TEXTS 6
+extern const char *const report_device_text_names[REPORT_DEVICE_TEXTS];
+
+/* The @i-th identity text of @d (report_device_text_names[i]). */
+char **report_device_text(struct report_device *d, size_t i);
+
 struct report_fabric; /* report_fabric.h */
 
 struct report {

@@ -319,18 +319,6 @@ static int dec_ports(struct jdec *d, const json_t *o, struct report_device *dev)
 static int dec_device(struct jdec *d, const json_t *o,
 		      struct report_device *dev)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} texts[] = {
-		{"node_guid", offsetof(struct report_device, node_guid)},
-		{"sys_image_guid",
-		 offsetof(struct report_device, sys_image_guid)},
-		{"fw_ver", offsetof(struct report_device, fw_ver)},
-		{"hca_type", offsetof(struct report_device, hca_type)},
-		{"board_id", offsetof(struct report_device, board_id)},
-		{"node_desc", offsetof(struct report_device, node_desc)},
-	};
 	int ret;
 
 	dev->numa_node = -1;
@@ -338,9 +326,10 @@ static int dec_device(struct jdec *d, const json_t *o,
 	if (!ret)
 		ret = jdec_str(d, o, "name", REPORT_MAX_NAME, JDEC_NAME, 1,
 			       &dev->name);
-	for (size_t i = 0; !ret && i < sizeof(texts) / sizeof(texts[0]); i++)
-		ret = jdec_str(d, o, texts[i].key, REPORT_MAX_TEXT, JDEC_TEXT,
-			       0, (char **)((char *)dev + texts[i].off));
+	for (size_t i = 0; !ret && i < REPORT_DEVICE_TEXTS; i++)
+		ret = jdec_str(d, o, report_device_text_names[i],
+			       REPORT_MAX_TEXT, JDEC_TEXT, 0,
+			       report_device_text(dev, i));
 	if (!ret)
 		ret = dec_int32(d, o, "numa_node", 0, 65535, 0,
 				&dev->numa_node);

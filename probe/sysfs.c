@@ -282,23 +282,11 @@ static int read_pci(const char *devdir, struct report_device *d)
 
 static int read_identity(const char *devdir, struct report_device *d)
 {
-	static const struct {
-		const char *file;
-		size_t off;
-	} texts[] = {
-		{"node_guid", offsetof(struct report_device, node_guid)},
-		{"sys_image_guid",
-		 offsetof(struct report_device, sys_image_guid)},
-		{"fw_ver", offsetof(struct report_device, fw_ver)},
-		{"hca_type", offsetof(struct report_device, hca_type)},
-		{"board_id", offsetof(struct report_device, board_id)},
-		{"node_desc", offsetof(struct report_device, node_desc)},
-	};
 	char parent[REPORT_MAX_NAME + 1] = "";
 
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		if (read_text(devdir, texts[i].file,
-			      (char **)((char *)d + texts[i].off)))
+	for (size_t i = 0; i < REPORT_DEVICE_TEXTS; i++)
+		if (read_text(devdir, report_device_text_names[i],
+			      report_device_text(d, i)))
 			return -ENOMEM;
 	/* Software devices (rxe, siw) name their netdev in "parent". */
 	{
