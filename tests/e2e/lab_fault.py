@@ -157,7 +157,8 @@ spread_factor = %g
     # times the test's own packets with nothing else running; at the
     # default (0.1) almost every result would be flagged busy and left out
     # of the baselines. Slow counters and pushes leave vm1's one vCPU to
-    # the tests.
+    # the tests; test_timeout 20: under load a control message between the
+    # VMs took over 10 s ("waiting for CHALLENGE: Connection timed out").
     for n, h in enumerate(HOSTS, 1):
         with open(os.path.join(conf, h + ".token"), "w") as f:
             f.write(tokens[h] + "\n")
@@ -178,7 +179,7 @@ duty_cycle = 1
 jitter = 0
 responder_address = 192.0.2.%d
 responder_port = 18611
-test_timeout = 10
+test_timeout = 20
 busy_tolerance = 100
 spool_dir = /tmp/fault-vm/spool
 control_socket = /tmp/fault-vm/probe.sock
@@ -272,13 +273,16 @@ class Run:
 
     # -- Prometheus and the collector's API
     def start_prometheus(self):
+        # Scrapes every 15 s, not faster: the exporter shares vm1's one
+        # emulated vCPU with the collector, a probe and rxe, and a 20 KB
+        # /metrics took 5 to 16 s there under load (0.2 s natively).
         a = self.a
         port = H.free_port()
         cfg = os.path.join(self.tmp, "prometheus.yml")
         with open(cfg, "w") as f:
             f.write("""global:
-  scrape_interval: 5s
-  scrape_timeout: 5s
+  scrape_interval: 15s
+  scrape_timeout: 15s
   evaluation_interval: 2s
 rule_files:
   - %s
@@ -297,12 +301,14 @@ scrape_configs:
             self.procs.check_alive(p)
             return H.http(self.prom + "/-/ready", timeout=5)[0] == 200
         H.wait_for("prometheus ready", ready, timeout=90, interval=0.5)
-        # The rules file loaded, every rule healthy (a template that does
-        # not parse would show here, not as a missing alert).
+        # The shipped file loaded whole: every alert it defines is there.
         st, _, body = H.http(self.prom + "/api/v1/rules")
         groups = json.loads(body)["data"]["groups"]
         names = {r["name"] for g in groups for r in g["rules"]}
-        H.check(ALERT_OF["bandwidth"] in names, "rules not loaded: %s" % sorted(names))
+        with open(a.rules) as f:
+            want = {ln.split(":", 1)[1].strip() for ln in f if ln.strip().startswith("- alert:")}
+        H.check(want and want == names, "rules loaded %s, the file has %s"
+                % (sorted(names), sorted(want)))
         self.note("prometheus at %s with %d rules of %s" % (self.prom, len(names), a.rules))
 
     def query(self, expr, t=None):
@@ -347,7 +353,7 @@ scrape_configs:
         base = base or {}
         start = time.time()
         # One test a period at best; under load a third of them fail.
-        timeout = min_seconds + (2 * n + 10) * self.a.period + 60
+        timeout = min_seconds + (2 * len(self.a.profiles) * n + 10) * self.a.period + 60
 
         def done():
             self.lab_alive()
@@ -375,7 +381,8 @@ def healthy_phase(run, a):
             run.lab_alive()
             return len(run.query('%s{profile="%s"}' % (fam, p))) == 2
         H.wait_for("baselines of both %s links" % p, judged,
-                   timeout=(4 * a.min_results + 20) * a.period + 60, interval=2)
+                   timeout=(4 * len(a.profiles) * a.min_results + 20) * a.period + 60,
+                   interval=2)
     run.note("warm-up done: both links have a baseline")
     base = run.ok_counts()
     run.t_healthy = time.time()
@@ -449,7 +456,9 @@ def wait_alert(run, metric, profile, want_host):
                     and al["labels"].get("profile") == profile and al["state"] == "firing"):
                 seen.setdefault("alert", (time.time(), al))
         return "metric" in seen and "alert" in seen and seen
-    timeout = (4 * run.a.bad_results + 10) * run.a.period + 60
+    # A link is tested in about 1 period of 2 x profiles (the direction and
+    # the profile are drawn per period), and a third of the tests fail.
+    timeout = (3 * len(run.a.profiles) * run.a.bad_results + 10) * run.a.period + 60
     H.wait_for("%s firing for %s" % (name, want_host or "a link of lab-1 and lab-2"),
                fired, timeout=timeout, interval=1)
     reg = seen["api"][1]
@@ -496,7 +505,7 @@ def wait_resolved(run, metric, reg):
         if not firing and "metric" in seen:
             seen.setdefault("alert", (time.time(), None))
         return "alert" in seen and seen
-    timeout = (4 * run.a.good_results + 10) * run.a.period + 60
+    timeout = (3 * len(run.a.profiles) * run.a.good_results + 10) * run.a.period + 60
     H.wait_for("%s resolved" % name, resolved, timeout=timeout, interval=1)
     run.note("regression %d closed (recovered), %s resolved" % (reg["id"], name))
     return seen
@@ -541,9 +550,9 @@ def link_results(db, host, profile, metric):
     col = "bw_avg_bytes_per_second" if metric == "bandwidth" else "lat_median_seconds"
     with sqlite3.connect("file:%s?mode=ro" % db, uri=True) as c:
         return c.execute(
-            "SELECT started, %s FROM result WHERE host = ? AND profile = ? AND outcome = 'ok'"
-            " AND NOT coalesce(busy, 0) AND %s IS NOT NULL ORDER BY started" % (col, col),
-            (host, profile)).fetchall()
+            "SELECT started, %s, started + coalesce(duration_seconds, 0) FROM result"
+            " WHERE host = ? AND profile = ? AND outcome = 'ok' AND NOT busy"
+            " AND %s IS NOT NULL ORDER BY started" % (col, col), (host, profile)).fetchall()
 
 
 def replay_noise(rows, a, metric, until):
@@ -551,7 +560,7 @@ def replay_noise(rows, a, metric, until):
     far single results stray from the rolling baseline, and how many
     would be bad alone (the K-of-M window is what keeps them silent)."""
     acc, bad, n, ratios = [], 0, 0, []
-    for started, v in rows:
+    for started, v, _ in rows:
         if started > until:
             break
         if len(acc) >= a.min_results:
@@ -570,7 +579,7 @@ def replay_noise(rows, a, metric, until):
             is_bad = False
         if not is_bad:
             acc.append(v)
-    vals = [v for s, v in rows if s <= until]
+    vals = [v for s, v, _ in rows if s <= until]
     med = statistics.median(vals) if vals else None
     return {"results": len(vals), "median": med,
             "min_share": min(vals) / med if vals else None,
@@ -595,8 +604,11 @@ def figures(run, a, faults, db):
         reg = f["regression"]
         metric = PROFILES[f["kind"]][1]
         rows = link_results(db, reg["host"], reg["profile"], metric)
-        after = [r for r in rows if f["guest_t_fault"] <= r[0] <= reg["opened"]]
-        repaired = [r for r in rows if f["guest_t_repair"] <= r[0] <= f["closed"]["closed"]]
+        # Results that ended after the fault was applied (one that started
+        # just before may have run under it) up to the one that opened it.
+        after = [r for r in rows if r[2] >= f["guest_t_fault"] and r[0] <= reg["opened"]]
+        repaired = [r for r in rows if r[2] >= f["guest_t_repair"]
+                    and r[0] <= f["closed"]["closed"]]
         g = {"kind": f["kind"], "spec": f["spec"], "link": "%s -> %s" % (reg["host"],
                                                                            reg["peer_host"]),
              "baseline": reg["baseline"], "threshold": reg["threshold"],
@@ -613,8 +625,9 @@ def figures(run, a, faults, db):
              "t_fault": f["t_fault"], "t_firing": f["t_firing"], "t_repair": f["t_repair"],
              "t_resolved": f["t_resolved"], "host": reg["host"], "profile": reg["profile"]}
         # The regression needs K bad results of this link, and opens with
-        # the K-th unless one of them was not bad: never past a window.
-        H.check(a.bad_results <= len(after) <= a.judged_results,
+        # the K-th unless one of them was not bad: never past a window (a
+        # bad result of noise just before the fault may be one of the K).
+        H.check(1 <= len(after) <= a.judged_results,
                 "%s: the regression opened after %d results of the link since the fault"
                 " (K %d, M %d)" % (g["link"], len(after), a.bad_results, a.judged_results))
         out["faults"].append(g)
