@@ -53,7 +53,7 @@ PROFILES = {
     # to drain after the test's 2 s, which a shaped link does in seconds;
     # 64 KiB ones would be 8 MiB and miss the test's deadline.
     "bw": ("test = write_bw\nsize = 4096\nqps = 1\nduration = 2\n", "bandwidth"),
-    "lat": ("test = write_lat\nsize = 2\niters = 200\n", "latency"),
+    "lat": ("test = write_lat\nsize = 2\niters = 100\n", "latency"),
 }
 ALERT_OF = {"bandwidth": "IbpulseLinkBandwidthRegression",
             "latency": "IbpulseLinkLatencyRegression"}
@@ -79,7 +79,8 @@ def parse_args(argv):
                    help="faults to inject in turn (default: bw)")
     p.add_argument("--fault-share", type=float, default=0.15,
                    help="bw fault: tbf rate as a share of the link's baseline")
-    p.add_argument("--delay", default="4ms", help="lat fault: netem delay")
+    p.add_argument("--delay-share", type=float, default=4,
+                   help="lat fault: netem delay as a multiple of the link's threshold")
     p.add_argument("--hold", type=float, default=0,
                    help="keep a fault this long after its alert fired, s")
     p.add_argument("--min-results", type=int, default=3)
@@ -418,7 +419,13 @@ def link_value(run, fam, host, profile):
 
 def fault_spec(run, a, kind):
     if kind == "lat":
-        return "lat " + a.delay, None
+        # netem on vm2's egress lengthens one way of each round trip, and
+        # a latency test reports half the round trip: a delay of a few
+        # times the threshold (which healthy rxe under TCG puts at 5 to
+        # 12 ms) is what a regression needs to stand out of the noise.
+        thr = max(x for x in (link_value(run, "ibpulse_link_latency_threshold_seconds", h, "lat")
+                              for h in HOSTS))
+        return "lat %dms" % max(1, round(thr * a.delay_share * 1000)), thr
     # The bandwidth fault is set from what the link learned: a tbf rate at
     # --fault-share of its baseline and at most half its threshold (bad
     # below it), so the fault is deep enough whatever TCG's speed today.
@@ -592,7 +599,7 @@ def figures(run, a, faults, db):
     out = {"period": a.period, "profiles": a.profiles, "healthy": run.healthy,
            "settings": {k: getattr(a, k) for k in (
                "min_results", "bad_results", "judged_results", "good_results",
-               "margin", "latency_margin", "spread_factor", "fault_share", "delay")},
+               "margin", "latency_margin", "spread_factor", "fault_share", "delay_share")},
            "faults": [], "noise": {}}
     for p in a.profiles:
         metric = PROFILES[p][1]
