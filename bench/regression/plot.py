@@ -130,6 +130,8 @@ def main(argv):
                                                                    (a1 - t0) / 60))
         n += 1
     for f in data.get("faults", []):
+        if f.get("kind") != a.profile:  # the other profile's fault
+            continue
         for key, label, col in (("t_fault", "fault on", "#d62728"),
                                 ("t_repair", "fault off", "#2ca02c")):
             x = (f[key] - t0) / 60
