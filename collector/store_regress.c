@@ -835,6 +835,28 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 	return ret > 0 ? 0 : ret;
 }
 
+static int regress_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/*
+ * Does @test measure @metric? The probe sends every figure for every
+ * test, so a latency test's bandwidth (0 for write_lat) would give its
+ * link a bandwidth baseline of 0 and series for it; the test type says
+ * which figure is the link's. A test named neither *_bw nor *_lat is
+ * judged by whatever figures it carries.
+ */
+static int regress_measures(const char *test, enum baseline_metric metric)
+{
+	if (!test || !(regress_ends(test, "_bw") || regress_ends(test, "_lat")))
+		return 1;
+	return regress_ends(test,
+			    metric == BASELINE_BANDWIDTH ? "_bw" : "_lat");
+}
+
 int store_regress_result(struct store *st, const char *host,
 			 const struct testapi_result *t, double now)
 {
@@ -855,7 +877,8 @@ int store_regress_result(struct store *st, const char *host,
 		struct rlink l = {.host = host, .t = t};
 		double v = t->fig[figs[m]];
 
-		if (isnan(v) || v < 0 || (m == BASELINE_LATENCY && v == 0))
+		if (isnan(v) || v < 0 || (m == BASELINE_LATENCY && v == 0) ||
+		    !regress_measures(t->test, (enum baseline_metric)m))
 			continue;
 		l.metric = (enum baseline_metric)m;
 		l.value = v;

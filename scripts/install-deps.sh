@@ -27,11 +27,13 @@ ship_pkgs=(
 	mmdebstrap buildah podman runc crun fuse-overlayfs uidmap
 	python3-yaml
 )
+# gnuplot-nox: bench/regression/plot.py draws docs/regression.png.
 test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
 	ibverbs-providers perftest infiniband-diags iproute2
 	openssl util-linux ibsim-utils opensm valgrind
+	gnuplot-nox
 )
 
 want=("${build_pkgs[@]}")

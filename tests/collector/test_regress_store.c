@@ -6,8 +6,8 @@
  * their pooled baselines from its first result, a replayed older result
  * changes nothing, a regression open for a whole window expires and the
  * link relearns, pruning closes the regressions of links not measured for
- * a window and deletes them, and with no baseline options nothing is
- * judged at all.
+ * a window and deletes them, a latency test is judged on its latency
+ * alone, and with no baseline options nothing is judged at all.
  */
 #include <errno.h>
 #include <math.h>
@@ -167,6 +167,36 @@ static void put(struct fixture *f, const char *host, const char *peer,
 	f->now += 60;
 }
 
+/* A write_lat result of @host -> @peer: @lat seconds, and the bandwidth
+ * figure of 0 the probe sends with every latency test. */
+static void put_lat(struct fixture *f, const char *host, const char *peer,
+		    double started, double lat)
+{
+	struct tresult t = {0};
+	struct tresults r = {.host = (char *)host, .v = &t, .n = 1};
+	size_t stored, dups;
+	char id[64];
+
+	snprintf(id, sizeof(id), "r%u", f->seq++);
+	for (int i = 0; i < TFIG_COUNT; i++)
+		t.fig[i] = NAN;
+	t.id = id;
+	t.profile = (char *)"lat";
+	t.test = (char *)"write_lat";
+	t.started = started;
+	t.local_device = t.peer_device = (char *)"mlx5_0";
+	t.local_port = t.peer_port = 1;
+	t.peer_host = (char *)peer;
+	t.outcome = (char *)"ok";
+	t.fig[TFIG_BW_AVG] = 0;
+	t.fig[TFIG_LAT_MEDIAN] = lat;
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_results(f->st, &r, f->now, &stored, &dups), 0);
+	assert_int_equal(store_commit(f->st), 0);
+	assert_int_equal(stored, 1);
+	f->now += 60;
+}
+
 /* @n results of @host -> @peer at @bw, a minute apart from @*t. */
 static void series(struct fixture *f, const char *host, const char *peer,
 		   double *t, int n, double bw)
@@ -298,6 +328,32 @@ static void test_prune_stale(void **state)
 	assert_true(q(f, "SELECT opened FROM regression_count") == 1);
 }
 
+/* A latency test is judged on its latency only: its bandwidth figure (0)
+ * gives no bandwidth link, baseline or port pool. A bandwidth test's
+ * figure of 0 (a window in which nothing completed) is still judged. */
+static void test_metric_of_the_test(void **state)
+{
+	struct fixture *f = *state;
+	double t = f->now - DAY;
+
+	for (int i = 0; i < 6; i++) {
+		t += 60;
+		put_lat(f, "a", "b", t, 2e-6);
+	}
+	assert_true(q(f, "SELECT count(*) FROM link_state WHERE metric = "
+			 "'latency'") == 1);
+	assert_true(q(f, "SELECT baseline FROM link_state WHERE metric = "
+			 "'latency'") == 2e-6);
+	assert_true(q(f, "SELECT count(*) FROM link_state WHERE metric = "
+			 "'bandwidth'") == 0);
+	assert_true(q(f, "SELECT count(*) FROM port_baseline WHERE metric = "
+			 "'bandwidth'") == 0);
+	series(f, "c", "d", &t, 6, GOOD);
+	put(f, "c", "d", t + 60, 0);
+	assert_true(q(f, "SELECT last_bad FROM link_state WHERE a_host = 'c' "
+			 "AND metric = 'bandwidth'") == 1);
+}
+
 static void test_disabled(void **state)
 {
 	struct fixture *f = *state;
@@ -327,6 +383,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expires_after_window,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_stale, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_metric_of_the_test, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_disabled, setup, teardown),
 	};

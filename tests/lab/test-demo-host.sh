@@ -3,7 +3,8 @@
 # scripts/demo.sh's host paths, run inside the lab where the kernel has
 # rdma_rxe: with rxe0 removed and --create-rxe eth0, the demo creates the
 # Soft-RoCE device rxe_ibpulse (saying it opens UDP port 4791), serves
-# /metrics with that device ACTIVE on 127.0.0.1:PORT, stops by itself
+# /metrics with that device ACTIVE on 127.0.0.1:PORT (as both of its
+# probes, demo-a and demo-b, report it), stops by itself
 # after --duration with status 0 and removes the device again.
 #   test-demo-host.sh LAB_TOOL BUILD_DIR
 set -uo pipefail
@@ -29,7 +30,7 @@ trap 'kill "$demo" 2>/dev/null' EXIT
 state=
 for _ in $(seq 120); do
 	state=$(curl -fsS --max-time 5 "http://127.0.0.1:$port/metrics" 2>/dev/null |
-		grep '^ibpulse_port_state_id{.*device="rxe_ibpulse"' | awk '{print $NF}')
+		grep '^ibpulse_port_state_id{.*device="rxe_ibpulse"' | awk '{print $NF}' | sort -u)
 	[ "$state" = 4 ] && break
 	kill -0 "$demo" 2>/dev/null || break
 	sleep 1
