@@ -157,12 +157,20 @@ static const char *wc_name(int st)
 	return st ? "IBV_WC_GENERAL_ERR" : NULL;
 }
 
-/* The figures the engine measured at @s (the others stay unknown). */
-static void dtest_figures(double *fig, const struct vt_side *s)
+/*
+ * The figures the engine measured at the client (the others stay
+ * unknown): a latency test measures no bandwidth, so it sends none (a 0
+ * there was read as a link's bandwidth by the port aggregates).
+ */
+static void dtest_figures(double *fig, const struct vt_result *res)
 {
-	fig[TESTAPI_FIG_BW_AVG] = s->bw_avg_Bps;
-	fig[TESTAPI_FIG_BW_PEAK] = s->bw_peak_Bps;
-	fig[TESTAPI_FIG_BW_MIN] = s->bw_min_Bps;
+	const struct vt_side *s = &res->local;
+
+	if (!vt_test_is_lat(res->test)) {
+		fig[TESTAPI_FIG_BW_AVG] = s->bw_avg_Bps;
+		fig[TESTAPI_FIG_BW_PEAK] = s->bw_peak_Bps;
+		fig[TESTAPI_FIG_BW_MIN] = s->bw_min_Bps;
+	}
 	fig[TESTAPI_FIG_MSG_RATE] = s->msg_rate;
 	if (s->has_lat && s->lat.n) {
 		fig[TESTAPI_FIG_LAT_MIN] = s->lat.min_s;
@@ -235,7 +243,7 @@ int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
 	r.busy = m->busy;
 	r.busy_reason = m->busy ? (char *)m->busy_why : NULL;
 	if (res && outcome == TESTAPI_OK)
-		dtest_figures(r.fig, &res->local);
+		dtest_figures(r.fig, res);
 	r.params = params ? json_dumps(params, JSON_COMPACT) : NULL;
 	json_decref(params);
 	ret = r.params ? testapi_result_encode(&r, out) : -ENOMEM;

@@ -138,10 +138,11 @@ static double q(const struct fixture *f, const char *sql)
 	return v;
 }
 
-/* A bandwidth result of @host -> @peer started at @started, stored at
- * f->now (which moves on a minute). */
-static void put(struct fixture *f, const char *host, const char *peer,
-		double started, double bw)
+/* A result of @test (profile "lat" for *_lat, else "bw") of @host ->
+ * @peer started at @started with the figures @bw and @lat (NAN: none),
+ * stored at f->now (which moves on a minute). */
+static void put_test(struct fixture *f, const char *host, const char *peer,
+		     double started, const char *test, double bw, double lat)
 {
 	struct testapi_result t = {0};
 	struct testapi_results r = {.host = (char *)host, .v = &t, .n = 1};
@@ -152,14 +153,15 @@ static void put(struct fixture *f, const char *host, const char *peer,
 	for (int i = 0; i < TESTAPI_FIG_COUNT; i++)
 		t.fig[i] = NAN;
 	t.id = id;
-	t.profile = (char *)"bw";
-	t.test = (char *)"write_bw";
+	t.profile = (char *)(strstr(test, "_lat") ? "lat" : "bw");
+	t.test = (char *)test;
 	t.started = started;
 	t.local_device = t.peer_device = (char *)"mlx5_0";
 	t.local_port = t.peer_port = 1;
 	t.peer_host = (char *)peer;
 	t.outcome = TESTAPI_OK;
 	t.fig[TESTAPI_FIG_BW_AVG] = bw;
+	t.fig[TESTAPI_FIG_LAT_MEDIAN] = lat;
 	assert_int_equal(store_begin(f->st), 0);
 	assert_int_equal(store_results(f->st, &r, f->now, &stored, &dups), 0);
 	assert_int_equal(store_commit(f->st), 0);
@@ -167,34 +169,19 @@ static void put(struct fixture *f, const char *host, const char *peer,
 	f->now += 60;
 }
 
+/* A bandwidth result of @host -> @peer. */
+static void put(struct fixture *f, const char *host, const char *peer,
+		double started, double bw)
+{
+	put_test(f, host, peer, started, "write_bw", bw, NAN);
+}
+
 /* A write_lat result of @host -> @peer: @lat seconds, and the bandwidth
- * figure of 0 the probe sends with every latency test. */
+ * figure of 0 that earlier probes sent with every latency test. */
 static void put_lat(struct fixture *f, const char *host, const char *peer,
 		    double started, double lat)
 {
-	struct tresult t = {0};
-	struct tresults r = {.host = (char *)host, .v = &t, .n = 1};
-	size_t stored, dups;
-	char id[64];
-
-	snprintf(id, sizeof(id), "r%u", f->seq++);
-	for (int i = 0; i < TFIG_COUNT; i++)
-		t.fig[i] = NAN;
-	t.id = id;
-	t.profile = (char *)"lat";
-	t.test = (char *)"write_lat";
-	t.started = started;
-	t.local_device = t.peer_device = (char *)"mlx5_0";
-	t.local_port = t.peer_port = 1;
-	t.peer_host = (char *)peer;
-	t.outcome = (char *)"ok";
-	t.fig[TFIG_BW_AVG] = 0;
-	t.fig[TFIG_LAT_MEDIAN] = lat;
-	assert_int_equal(store_begin(f->st), 0);
-	assert_int_equal(store_results(f->st, &r, f->now, &stored, &dups), 0);
-	assert_int_equal(store_commit(f->st), 0);
-	assert_int_equal(stored, 1);
-	f->now += 60;
+	put_test(f, host, peer, started, "write_lat", 0, lat);
 }
 
 /* @n results of @host -> @peer at @bw, a minute apart from @*t. */

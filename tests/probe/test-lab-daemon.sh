@@ -148,6 +148,10 @@ wait_results() {
 ok_peer=('"outcome":"ok"' '"lat_median_seconds"' '"selftest":false')
 wait_results lab-a 2 180 "A's tests of B" "${ok_peer[@]}"
 wait_results lab-b 2 180 "B's tests of A" "${ok_peer[@]}"
+# a latency test measures no bandwidth: its results carry none (a 0 there
+# was read as the link's bandwidth by the per-port aggregates)
+n=$(results lab-a '"lat_median_seconds"' '"bw_avg_bytes_per_second"')
+[ "$n" -eq 0 ] || lab_fail "$n latency results carry a bandwidth figure"
 lab_ok "both daemons measured each other"
 wait_results lab-a 1 180 "A's self-test" '"outcome":"ok"' '"selftest":true'
 
