@@ -843,11 +843,11 @@ static int regress_ends(const char *s, const char *suffix)
 }
 
 /*
- * Does @test measure @metric? The probe sends every figure for every
- * test, so a latency test's bandwidth (0 for write_lat) would give its
- * link a bandwidth baseline of 0 and series for it; the test type says
- * which figure is the link's. A test named neither *_bw nor *_lat is
- * judged by whatever figures it carries.
+ * Does @test measure @metric? Probes of 0.1.0 before this check sent a
+ * bandwidth of 0 with every latency test (the probe now sends none), which
+ * would give the link a bandwidth baseline of 0 and series for it; the
+ * test type says which figure is the link's. A test named neither *_bw
+ * nor *_lat is judged by whatever figures it carries.
  */
 static int regress_measures(const char *test, enum baseline_metric metric)
 {
