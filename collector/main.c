@@ -167,6 +167,7 @@ static int open_store(const struct collector_settings *s, struct store **st)
 		.prune_batch = s->prune_batch,
 		.wal_max_bytes = s->wal_max_bytes,
 		.baseline = &s->baseline,
+		.evidence = &s->suspect,
 		.group_label = s->group_label,
 		.results_max_age = (double)s->results_max_age,
 		.results_max_ahead = (double)s->results_max_ahead,
@@ -271,10 +272,14 @@ static int serve(struct cli *c)
 				.n_profiles = s->n_plan_profiles,
 				.cross_rail = s->cross_rail,
 				.host_exclusive = s->host_exclusive,
+				.confirm_tests =
+					(unsigned)s->suspect.confirm_tests,
+				.confirm_share = s->confirm_share,
 			},
 		.group_label = s->group_label,
 		.rail_label = s->rail_label,
 		.replan_interval = (double)s->replan_interval,
+		.plan_refresh = (double)s->plan_refresh,
 	};
 	struct writer_opts wo = {
 		.max_batch_rows = s->max_batch_rows,

@@ -7,7 +7,7 @@
  * so tests spread over the period, under the per-port duty budget. All
  * randomness comes from the period number: the plan is deterministic.
  */
-#include "planner.h"
+#include "planner_int.h"
 #include "map.h"
 
 #include <errno.h>
@@ -16,48 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLANNER_SCAN 8	      /* look-ahead for an unmatched partner */
-#define PLANNER_FALLBACK 4096 /* partners tried for a leftover port */
-#define PLANNER_TRIES 4	      /* members tried per side of a group pair */
-#define PLANNER_MAX_CANDS 64  /* profiles common to one pair */
-
-struct pnode {
-	uint32_t probe, port, cls, grp;
-	uint64_t order; /* this period's random rank in its class */
-};
-
-struct pedge {
-	uint32_t u, v; /* node indexes */
-};
-
-/* A set of non-zero 64-bit keys, open addressing. */
-struct pset {
-	uint64_t *k;
-	size_t cap, n;
-};
-
-struct pctx {
-	const struct planner_opts *o;
-	const struct planner_probe *pr;
-	size_t n_probes;
-	uint64_t seed;
-	struct pnode *nodes;
-	size_t n_nodes, n_classes, n_groups;
-	uint32_t *members; /* node indexes sorted by (class, order) */
-	size_t *class_off; /* n_classes + 1 offsets into members */
-	struct pedge *edges;
-	size_t n_edges, cap_edges;
-	uint32_t *deg;
-	struct pset pairs, gp_possible, gp_covered, gp_placed;
-	/* scheduling */
-	unsigned rounds, first_round, words, max_used;
-	uint64_t *busy; /* per resource, words each */
-	unsigned *used; /* rounds per node */
-	struct planner_plan *plan;
-	size_t cap_tests;
-};
-
-static uint64_t mix64(uint64_t x)
+uint64_t planner_mix64(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ULL;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -65,9 +24,9 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static uint64_t hash2(uint64_t a, uint64_t b)
+uint64_t planner_hash2(uint64_t a, uint64_t b)
 {
-	return mix64(a ^ mix64(b));
+	return planner_mix64(a ^ planner_mix64(b));
 }
 
 static uint64_t hstr(const char *s, uint64_t h)
@@ -76,7 +35,7 @@ static uint64_t hstr(const char *s, uint64_t h)
 }
 
 /* 1 added, 0 present, -ENOMEM. */
-static int pset_add(struct pset *s, uint64_t key)
+int planner_pset_add(struct pset *s, uint64_t key)
 {
 	size_t i;
 
@@ -88,7 +47,7 @@ static int pset_add(struct pset *s, uint64_t key)
 		if (!k)
 			return -ENOMEM;
 		for (size_t j = 0; j < s->cap; j++)
-			for (i = mix64(s->k[j]) & (cap - 1); s->k[j];
+			for (i = planner_mix64(s->k[j]) & (cap - 1); s->k[j];
 			     i = (i + 1) & (cap - 1))
 				if (!k[i]) {
 					k[i] = s->k[j];
@@ -98,7 +57,7 @@ static int pset_add(struct pset *s, uint64_t key)
 		s->k = k;
 		s->cap = cap;
 	}
-	for (i = mix64(key) & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
+	for (i = planner_mix64(key) & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
 		if (s->k[i] == key)
 			return 0;
 	s->k[i] = key;
@@ -106,19 +65,19 @@ static int pset_add(struct pset *s, uint64_t key)
 	return 1;
 }
 
-static int pset_has(const struct pset *s, uint64_t key)
+int planner_pset_has(const struct pset *s, uint64_t key)
 {
 	key = key ? key : 1;
 	if (!s->cap)
 		return 0;
-	for (size_t i = mix64(key) & (s->cap - 1); s->k[i];
+	for (size_t i = planner_mix64(key) & (s->cap - 1); s->k[i];
 	     i = (i + 1) & (s->cap - 1))
 		if (s->k[i] == key)
 			return 1;
 	return 0;
 }
 
-static uint64_t pair_key(uint32_t u, uint32_t v)
+uint64_t planner_pair_key(uint32_t u, uint32_t v)
 {
 	return u < v ? ((uint64_t)u << 32 | v) + 1
 		     : ((uint64_t)v << 32 | u) + 1;
@@ -182,7 +141,7 @@ static int pc_node(struct pctx *c, struct map *cls, struct map *grp, uint32_t i,
 	if (!ret)
 		ret = pc_intern(grp, p->group ? p->group : "", &c->n_groups,
 				&nd->grp);
-	nd->order = hstr(pt->device, hash2(c->seed, hstr(p->host, pt->port)));
+	nd->order = hstr(pt->device, planner_hash2(c->seed, hstr(p->host, pt->port)));
 	c->n_nodes++;
 	return ret;
 }
@@ -200,7 +159,7 @@ static int pc_cmp_member(const void *x, const void *y, void *arg)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
-static int pc_nodes(struct pctx *c)
+int planner_ctx_nodes(struct pctx *c)
 {
 	struct map *cls = NULL, *grp = NULL;
 	size_t total = 0;
@@ -213,12 +172,22 @@ static int pc_nodes(struct pctx *c)
 	c->nodes = calloc(total + 1, sizeof(*c->nodes));
 	c->members = calloc(total + 1, sizeof(*c->members));
 	c->deg = calloc(total + 1, sizeof(*c->deg));
-	if (!ret && (!c->nodes || !c->members || !c->deg))
+	c->node_of = calloc(total + 1, sizeof(*c->node_of));
+	c->port_off = calloc(c->n_probes + 1, sizeof(*c->port_off));
+	if (!ret && (!c->nodes || !c->members || !c->deg || !c->node_of ||
+		     !c->port_off))
 		ret = -ENOMEM;
-	for (uint32_t i = 0; !ret && i < c->n_probes; i++)
-		for (uint32_t j = 0; !ret && j < c->pr[i].n_ports; j++)
-			if (c->pr[i].ports[j].state == 4)
-				ret = pc_node(c, cls, grp, i, j);
+	for (uint32_t i = 0, k = 0; !ret && i < c->n_probes; i++) {
+		c->port_off[i] = k;
+		for (uint32_t j = 0; !ret && j < c->pr[i].n_ports; j++, k++) {
+			c->node_of[k] = UINT32_MAX;
+			if (c->pr[i].ports[j].state != 4)
+				continue;
+			c->node_of[k] = (uint32_t)c->n_nodes;
+			ret = pc_node(c, cls, grp, i, j);
+		}
+		c->port_off[i + 1] = k;
+	}
 	map_free(cls);
 	map_free(grp);
 	if (ret)
@@ -239,7 +208,7 @@ static int pc_nodes(struct pctx *c)
 
 /* ---- candidate pairs ---- */
 
-static int pc_ok(const struct pctx *c, uint32_t u, uint32_t v)
+int planner_ctx_ok(const struct pctx *c, uint32_t u, uint32_t v)
 {
 	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
 	const struct planner_port *pa = &c->pr[a->probe].ports[a->port];
@@ -249,15 +218,15 @@ static int pc_ok(const struct pctx *c, uint32_t u, uint32_t v)
 	       planner_pkeys_ok(pa->pkeys, pa->n_pkeys, pb->pkeys, pb->n_pkeys);
 }
 
-static uint64_t gp_key(uint32_t g, uint32_t h)
+uint64_t planner_gp_key(uint32_t g, uint32_t h)
 {
-	return pair_key(g, h);
+	return planner_pair_key(g, h);
 }
 
 /* Add the pair (u, v) unless known; 1 added, 0 known, -ENOMEM. */
 static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
 {
-	int ret = pset_add(&c->pairs, pair_key(u, v));
+	int ret = planner_pset_add(&c->pairs, planner_pair_key(u, v));
 
 	if (ret <= 0)
 		return ret;
@@ -274,7 +243,7 @@ static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
 	c->deg[u]++;
 	c->deg[v]++;
 	if (c->nodes[u].grp != c->nodes[v].grp &&
-	    pset_add(&c->gp_covered, gp_key(c->nodes[u].grp, c->nodes[v].grp)) <
+	    planner_pset_add(&c->gp_covered, planner_gp_key(c->nodes[u].grp, c->nodes[v].grp)) <
 		    0)
 		return -ENOMEM;
 	return 1;
@@ -291,11 +260,11 @@ static int pc_match(struct pctx *c, const uint32_t *m, size_t n)
 			continue;
 		for (size_t j = i + 1; !ret && j < n && j <= i + PLANNER_SCAN;
 		     j++)
-			if (!c->deg[m[j]] && pc_ok(c, u, m[j]))
+			if (!c->deg[m[j]] && planner_ctx_ok(c, u, m[j]))
 				ret = pc_edge(c, u, m[j]);
 		/* Nobody free nearby: a second test for someone. */
 		for (size_t t = 1; !ret && t < n && t <= PLANNER_FALLBACK; t++)
-			if (pc_ok(c, u, m[(i + t) % n]))
+			if (planner_ctx_ok(c, u, m[(i + t) % n]))
 				ret = pc_edge(c, u, m[(i + t) % n]);
 		if (ret < 0)
 			return ret;
@@ -322,7 +291,7 @@ static int pc_group_pair(struct pctx *c, const uint32_t *ga, size_t na,
 		uint32_t u = ga[(*cura + s / PLANNER_TRIES) % na];
 		uint32_t v = gb[(*curb + s % PLANNER_TRIES) % nb];
 
-		if (pc_ok(c, u, v)) {
+		if (planner_ctx_ok(c, u, v)) {
 			(*cura)++;
 			(*curb)++;
 			return pc_edge(c, u, v) < 0 ? -ENOMEM : 0;
@@ -347,15 +316,15 @@ static int pc_groups(struct pctx *c, uint32_t *tmp, size_t n)
 		}
 	start[ng] = n;
 	for (size_t g = 0; g < ng; g++)
-		cur[g] = hash2(c->seed, c->nodes[tmp[start[g]]].grp) %
+		cur[g] = planner_hash2(c->seed, c->nodes[tmp[start[g]]].grp) %
 			 (start[g + 1] - start[g]);
 	for (size_t g = 0; !ret && g < ng; g++)
 		for (size_t h = g + 1; !ret && h < ng; h++) {
-			uint64_t k = gp_key(c->nodes[tmp[start[g]]].grp,
+			uint64_t k = planner_gp_key(c->nodes[tmp[start[g]]].grp,
 					    c->nodes[tmp[start[h]]].grp);
 
-			ret = pset_add(&c->gp_possible, k) < 0 ? -ENOMEM : 0;
-			if (ret || pset_has(&c->gp_covered, k))
+			ret = planner_pset_add(&c->gp_possible, k) < 0 ? -ENOMEM : 0;
+			if (ret || planner_pset_has(&c->gp_covered, k))
 				continue;
 			ret = pc_group_pair(c, tmp + start[g],
 					    start[g + 1] - start[g], &cur[g],
@@ -370,7 +339,7 @@ static int pc_mesh(struct pctx *c, const uint32_t *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (pc_ok(c, m[i], m[j]) && pc_edge(c, m[i], m[j]) < 0)
+			if (planner_ctx_ok(c, m[i], m[j]) && pc_edge(c, m[i], m[j]) < 0)
 				return -ENOMEM;
 	return 0;
 }
@@ -462,32 +431,31 @@ static int pc_slot(const struct pctx *c, const uint32_t *res, size_t nres,
 	return -1;
 }
 
-static int pc_place(struct pctx *c, const struct pedge *e)
+int planner_ctx_place(struct pctx *c, uint32_t u, uint32_t v,
+		      const char *prof, double secs, uint64_t h, int confirm)
 {
-	uint64_t h = hash2(c->seed, pair_key(e->u, e->v));
-	uint32_t u = (h & 1) ? e->v : e->u, v = (h & 1) ? e->u : e->v;
 	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
 	uint32_t res[4] = {u, v, (uint32_t)c->n_nodes + a->probe,
 			   (uint32_t)c->n_nodes + b->probe};
 	struct planner_test *t;
-	double secs = 0, rs = c->plan->round_seconds;
-	const char *prof = pc_profile(c, &c->pr[a->probe], &c->pr[b->probe],
-				      h >> 1, &secs);
-	unsigned k;
+	double rs = c->plan->round_seconds;
+	unsigned k = (unsigned)ceil(secs / rs - 1e-9);
 	int s;
 
-	if (!prof) { /* no profile in common: visible, not silent */
-		c->plan->unplaced++;
-		return 0;
-	}
-	k = (unsigned)ceil(secs / rs - 1e-9);
 	k = k ? k : 1;
 	s = c->used[u] + k > c->max_used || c->used[v] + k > c->max_used
 		    ? -1
 		    : pc_slot(c, res, c->o->host_exclusive ? 4 : 2, k, h >> 8);
-	if (s < 0) {
-		c->plan->unplaced++;
+	if (s < 0)
 		return 0;
+	if (c->plan->n_tests == c->cap_tests) {
+		size_t cap = c->cap_tests ? c->cap_tests * 2 : 64;
+
+		t = realloc(c->plan->tests, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		c->plan->tests = t;
+		c->cap_tests = cap;
 	}
 	for (size_t r = 0; r < (c->o->host_exclusive ? 4u : 2u); r++)
 		for (unsigned x = (unsigned)s; x < (unsigned)s + k; x++)
@@ -496,24 +464,48 @@ static int pc_place(struct pctx *c, const struct pedge *e)
 	c->used[u] += k;
 	c->used[v] += k;
 	if (a->grp != b->grp &&
-	    pset_add(&c->gp_placed, gp_key(a->grp, b->grp)) < 0)
+	    planner_pset_add(&c->gp_placed, planner_gp_key(a->grp, b->grp)) < 0)
 		return -ENOMEM;
 	t = &c->plan->tests[c->plan->n_tests++];
+	memset(t, 0, sizeof(*t));
 	t->a = a->probe;
 	t->b = b->probe;
 	t->a_port = a->port;
 	t->b_port = b->port;
 	t->profile = prof;
+	t->confirm = confirm;
 	t->deadline = (s + k) * rs;
 	/* Jitter inside the slack of the slot, so starts do not align. */
 	t->not_before =
 		s * rs +
 		(double)(h >> 40) / (double)(1ULL << 24) *
 			fmin(0.25 * rs, k * rs - secs > 0 ? k * rs - secs : 0);
-	return 0;
+	t->key = planner_ctx_test_key(c, t);
+	return 1;
 }
 
-static int pc_cmp_test(const void *x, const void *y)
+/* A candidate pair of the base plan: a profile and a slot, or unplaced. */
+static int pc_place(struct pctx *c, const struct pedge *e)
+{
+	uint64_t h = planner_hash2(c->seed, planner_pair_key(e->u, e->v));
+	uint32_t u = (h & 1) ? e->v : e->u, v = (h & 1) ? e->u : e->v;
+	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
+	double secs = 0;
+	const char *prof = pc_profile(c, &c->pr[a->probe], &c->pr[b->probe],
+				      h >> 1, &secs);
+	int ret;
+
+	if (!prof) { /* no profile in common: visible, not silent */
+		c->plan->unplaced++;
+		return 0;
+	}
+	ret = planner_ctx_place(c, u, v, prof, secs, h, 0);
+	if (!ret)
+		c->plan->unplaced++;
+	return ret < 0 ? ret : 0;
+}
+
+int planner_cmp_test(const void *x, const void *y)
 {
 	const struct planner_test *a = x, *b = y;
 
@@ -524,7 +516,8 @@ static int pc_cmp_test(const void *x, const void *y)
 	return a->a_port < b->a_port ? -1 : a->a_port > b->a_port;
 }
 
-static uint64_t pc_test_key(const struct pctx *c, const struct planner_test *t)
+uint64_t planner_ctx_test_key(const struct pctx *c,
+			      const struct planner_test *t)
 {
 	const struct planner_probe *a = &c->pr[t->a], *b = &c->pr[t->b];
 	uint64_t h = hstr(a->host, 1);
@@ -532,7 +525,8 @@ static uint64_t pc_test_key(const struct pctx *c, const struct planner_test *t)
 	h = hstr(a->ports[t->a_port].device, h ^ a->ports[t->a_port].port);
 	h = hstr(b->host, h);
 	h = hstr(b->ports[t->b_port].device, h ^ b->ports[t->b_port].port);
-	return hstr(t->profile, h);
+	/* a confirmation test may repeat a planned pair: its own id */
+	return hstr(t->profile, h) ^ (t->confirm ? 0x636f6e6669726dULL : 0);
 }
 
 unsigned planner_rounds(const struct planner_opts *o)
@@ -544,7 +538,7 @@ unsigned planner_rounds(const struct planner_opts *o)
 					: (unsigned)r;
 }
 
-static int pc_schedule(struct pctx *c)
+int planner_ctx_sched(struct pctx *c)
 {
 	struct planner_plan *p = c->plan;
 	size_t nres = c->n_nodes + c->n_probes;
@@ -556,22 +550,34 @@ static int pc_schedule(struct pctx *c)
 	c->max_used = (unsigned)floor(c->o->duty_cycle * c->rounds + 1e-9);
 	c->busy = calloc(nres * c->words + 1, sizeof(*c->busy));
 	c->used = calloc(c->n_nodes + 1, sizeof(*c->used));
-	p->tests = calloc(c->n_edges + 1, sizeof(*p->tests));
-	if (!c->busy || !c->used || !p->tests)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->n_edges; i++)
-		if (pc_place(c, &c->edges[i]))
-			return -ENOMEM;
-	for (size_t i = 0; i < p->n_tests; i++)
-		p->tests[i].key = pc_test_key(c, &p->tests[i]);
-	qsort(p->tests, p->n_tests, sizeof(*p->tests), pc_cmp_test);
+	return c->busy && c->used ? 0 : -ENOMEM;
+}
+
+/*
+ * The period's confirmation tests first (they have waited since a bad
+ * result), then the candidate pairs, each given a profile and a slot.
+ */
+static int pc_schedule(struct pctx *c, const struct planner_confirm *cf,
+		       size_t ncf)
+{
+	struct planner_plan *p = c->plan;
+	int ret = planner_ctx_sched(c);
+
+	if (!ret && ncf)
+		ret = planner_ctx_confirm(c, cf, ncf);
+	for (size_t i = 0; !ret && i < c->n_edges; i++)
+		ret = pc_place(c, &c->edges[i]);
+	if (ret)
+		return ret;
+	qsort(p->tests, p->n_tests, sizeof(*p->tests), planner_cmp_test);
 	return 0;
 }
 
-static int pc_check(const struct planner_opts *o)
+int planner_check(const struct planner_opts *o)
 {
 	if (!(o->period >= 1) || !(o->slot_seconds > 0) ||
-	    !(o->duty_cycle > 0 && o->duty_cycle <= 1))
+	    !(o->duty_cycle > 0 && o->duty_cycle <= 1) ||
+	    !(o->confirm_share >= 0 && o->confirm_share <= 1))
 		return -EINVAL;
 	for (size_t i = 0; i < o->n_profiles; i++)
 		if (!(o->profiles[i].seconds > 0) || !o->profiles[i].name)
@@ -579,49 +585,67 @@ static int pc_check(const struct planner_opts *o)
 	return 0;
 }
 
-int planner_run(const struct planner_opts *o,
-		const struct planner_probe *probes, size_t n, uint64_t period,
-		unsigned first_round, struct planner_plan **out)
+void planner_ctx_free(struct pctx *c)
+{
+	free(c->nodes);
+	free(c->members);
+	free(c->class_off);
+	free(c->node_of);
+	free(c->port_off);
+	free(c->edges);
+	free(c->deg);
+	free(c->pairs.k);
+	free(c->gp_possible.k);
+	free(c->gp_covered.k);
+	free(c->gp_placed.k);
+	free(c->confirm_pairs.k);
+	free(c->busy);
+	free(c->used);
+}
+
+int planner_run_confirm(const struct planner_opts *o,
+			const struct planner_probe *probes, size_t n,
+			uint64_t period, unsigned first_round,
+			const struct planner_confirm *cf, size_t ncf,
+			struct planner_plan **out)
 {
 	struct pctx c = {.o = o,
 			 .pr = probes,
 			 .n_probes = n,
 			 .first_round = first_round};
-	int ret = pc_check(o);
+	int ret = planner_check(o);
 
 	*out = NULL;
 	if (ret)
 		return ret;
-	c.seed = mix64(period ^ 0x1b9a5e11ULL);
+	c.seed = planner_mix64(period ^ 0x1b9a5e11ULL);
 	c.plan = calloc(1, sizeof(*c.plan));
 	if (!c.plan)
 		return -ENOMEM;
 	c.plan->period = period;
-	ret = pc_nodes(&c);
+	ret = planner_ctx_nodes(&c);
 	if (!ret)
 		ret = pc_candidates(&c);
 	if (!ret)
-		ret = pc_schedule(&c);
+		ret = pc_schedule(&c, cf, ncf);
 	c.plan->ports = c.n_nodes;
 	c.plan->group_pairs = c.gp_possible.n;
 	c.plan->group_pairs_planned = c.gp_placed.n;
-	free(c.nodes);
-	free(c.members);
-	free(c.class_off);
-	free(c.edges);
-	free(c.deg);
-	free(c.pairs.k);
-	free(c.gp_possible.k);
-	free(c.gp_covered.k);
-	free(c.gp_placed.k);
-	free(c.busy);
-	free(c.used);
+	planner_ctx_free(&c);
 	if (ret) {
 		planner_plan_free(c.plan);
 		return ret;
 	}
 	*out = c.plan;
 	return 0;
+}
+
+int planner_run(const struct planner_opts *o,
+		const struct planner_probe *probes, size_t n, uint64_t period,
+		unsigned first_round, struct planner_plan **out)
+{
+	return planner_run_confirm(o, probes, n, period, first_round, NULL, 0,
+				   out);
 }
 
 void planner_plan_free(struct planner_plan *p)

@@ -16,6 +16,11 @@
  * (and, with host_exclusive, a whole probe) is in at most one test per
  * round, and in at most duty_cycle of the rounds. Tests that do not fit
  * are counted in plan.unplaced, not silently dropped.
+ * Confirmation tests: a port (or a device) with a bad result nobody has
+ * confirmed or cleared yet (evidence.h) is tested against ports with good
+ * recent history, first thing in a period or added to the current plan
+ * in the rounds still ahead, at most confirm_share of the period's tests,
+ * within the same duty budget.
  */
 #ifndef IBPULSE_COLLECTOR_PLANNER_H
 #define IBPULSE_COLLECTOR_PLANNER_H
@@ -33,6 +38,11 @@ struct planner_port {
 	const char *link_layer, *subnet_prefix; /* NULL: unknown */
 	const uint16_t *pkeys; /* none: unknown, assumed compatible */
 	size_t n_pkeys;
+	/* Evidence (evidence.h), per profile name in the lists below:
+	 * good: its newest results were good (a confirmation peer);
+	 * suspect: it is a suspect (no device-level tests for it). */
+	const char *const *good, *const *suspect;
+	size_t n_good, n_suspect;
 };
 
 struct planner_probe {
@@ -62,6 +72,20 @@ struct planner_opts {
 	size_t n_profiles;
 	int cross_rail;	    /* pair ports of different rails too */
 	int host_exclusive; /* a probe is in one test at a time */
+	/* Confirmation tests: per element, and their share of the plan. */
+	unsigned confirm_tests;
+	double confirm_share;
+};
+
+#define PLANNER_DEVICE UINT32_MAX
+
+/* A port, or every port of a device, needing confirmation tests. */
+struct planner_confirm {
+	uint32_t probe;	     /* index into the probes */
+	uint32_t port;	     /* index into its ports; PLANNER_DEVICE: the
+			      * device's other ports (those not suspect) */
+	const char *device;  /* with PLANNER_DEVICE */
+	const char *profile; /* the tests' profile */
 };
 
 struct planner_test {
@@ -70,6 +94,7 @@ struct planner_test {
 	const char *profile;	     /* points into the input */
 	double not_before, deadline; /* offsets from the period start */
 	uint64_t key;		     /* stable id of (a, b, profile) */
+	int confirm;		     /* a confirmation test */
 };
 
 struct planner_plan {
@@ -82,6 +107,8 @@ struct planner_plan {
 	size_t unplaced;    /* no room (duty, rounds) or no common profile */
 	size_t group_pairs; /* distinct group pairs with possible tests */
 	size_t group_pairs_planned;
+	size_t n_confirm;	 /* confirmation tests in the plan */
+	size_t confirm_unplaced; /* asked for, without a peer or room */
 };
 
 /*
@@ -94,6 +121,30 @@ int planner_run(const struct planner_opts *o,
 		const struct planner_probe *probes, size_t n, uint64_t period,
 		unsigned first_round, struct planner_plan **out);
 void planner_plan_free(struct planner_plan *p);
+
+/*
+ * planner_run_confirm() - planner_run() that places the confirmation
+ * tests of @cf[0..ncf) first.
+ */
+int planner_run_confirm(const struct planner_opts *o,
+			const struct planner_probe *probes, size_t n,
+			uint64_t period, unsigned first_round,
+			const struct planner_confirm *cf, size_t ncf,
+			struct planner_plan **out);
+
+/*
+ * planner_confirm() - add the confirmation tests of @cf[0..ncf) to @plan
+ * (made by planner_run from the same @probes and @o) in its rounds from
+ * @first_round on, around the tests already there. A pair gets one
+ * confirmation test per plan at most. 0, -EINVAL, -ENOMEM.
+ */
+int planner_confirm(const struct planner_opts *o,
+		    const struct planner_probe *probes, size_t n,
+		    struct planner_plan *plan, unsigned first_round,
+		    const struct planner_confirm *cf, size_t ncf);
+
+/* 1 when @name is in @list[0..n). */
+int planner_in_list(const char *const *list, size_t n, const char *name);
 
 /* The number of rounds a period is cut into with these options. */
 unsigned planner_rounds(const struct planner_opts *o);

@@ -6,6 +6,7 @@
  */
 #include "plansvc.h"
 #include "log.h"
+#include "store_evidence.h"
 #include "store_tests.h"
 #include "testapi.h"
 #include "ticket.h"
@@ -23,7 +24,8 @@ struct plansvc {
 	struct planner_probe *in; /* the probes planned (not paused) */
 	size_t n_in;
 	struct planner_plan *plan;
-	double period_start, planned_at;
+	double period_start, planned_at, confirmed_at;
+	uint64_t ev_version; /* of the evidence the plan has seen */
 	int dirty;
 };
 
@@ -67,11 +69,182 @@ void plansvc_invalidate(struct plansvc *ps)
 	plansvc_drop(ps);
 }
 
+/* ---- the evidence on the probes' ports (planner.h, confirmations) ---- */
+
+static int plansvc_cmp_host(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct planner_probe *)elem)->host);
+}
+
+/* The (probe, port) of evidence entry @e in ps->in; 0, or -ENOENT. */
+static int plansvc_where(const struct plansvc *ps, const struct evidence_port *e,
+			 uint32_t *probe, uint32_t *port)
+{
+	const struct planner_probe *p = bsearch(
+		e->host, ps->in, ps->n_in, sizeof(*ps->in), plansvc_cmp_host);
+
+	if (!p)
+		return -ENOENT;
+	*probe = (uint32_t)(p - ps->in);
+	*port = PLANNER_DEVICE;
+	for (uint32_t j = 0; e->port && j < p->n_ports; j++)
+		if (p->ports[j].port == e->port &&
+		    !strcmp(p->ports[j].device, e->device))
+			*port = j;
+	return e->port && *port == PLANNER_DEVICE ? -ENOENT : 0;
+}
+
+/* What one planning pass knows of the evidence; strings in @l. */
+struct plansvc_ev {
+	struct evidence_lists l;
+	const char **good, **suspect; /* the ports' lists (planner.h) */
+	struct planner_confirm *cf;
+	size_t n_cf;
+};
+
+/* Each port that evidence entry @e names (a device: each of its ports):
+ * @fn(@arg, flat port index). */
+static void plansvc_targets(const struct plansvc *ps, const size_t *off,
+			    const struct evidence_port *e,
+			    void (*fn)(void *, size_t), void *arg)
+{
+	const struct planner_probe *pr;
+	uint32_t p, q;
+
+	if (plansvc_where(ps, e, &p, &q))
+		return;
+	pr = &ps->in[p];
+	for (uint32_t j = 0; j < pr->n_ports; j++)
+		if (q == PLANNER_DEVICE ? !strcmp(pr->ports[j].device, e->device)
+					: j == q)
+			fn(arg, off[p] + j);
+}
+
+struct plansvc_hang {
+	size_t *cnt;	    /* per port: count, then the end of its list */
+	const char **names; /* the lists, port after port */
+	const char *name;   /* the profile being hung */
+};
+
+static void plansvc_count(void *arg, size_t f)
+{
+	((struct plansvc_hang *)arg)->cnt[f]++;
+}
+
+static void plansvc_put(void *arg, size_t f)
+{
+	struct plansvc_hang *h = arg;
+
+	h->names[h->cnt[f]++] = h->name;
+}
+
+/*
+ * Hang list @a's profiles on the ports they name as each port's good
+ * list (@good) or suspect list; the lists go in *@names (freed by the
+ * caller). Two passes over the list: count, then fill. Ports are mutable:
+ * the store allocated them (store_probes_load).
+ */
+static int plansvc_hang(struct plansvc *ps, const struct evidence_port *a,
+			size_t n, int good, const char ***names)
+{
+	size_t total = 0, used = 0, *off = calloc(ps->n_in + 1, sizeof(*off));
+	struct plansvc_hang h = {0};
+
+	for (size_t pi = 0; off && pi < ps->n_in; pi++) {
+		off[pi] = total;
+		total += ps->in[pi].n_ports;
+	}
+	h.cnt = off ? calloc(total + 1, sizeof(*h.cnt)) : NULL;
+	for (size_t i = 0; h.cnt && i < n; i++)
+		plansvc_targets(ps, off, &a[i], plansvc_count, &h);
+	for (size_t f = 0; h.cnt && f < total; f++) {
+		size_t k = h.cnt[f];
+
+		h.cnt[f] = used; /* now where port f's list starts */
+		used += k;
+	}
+	h.names = h.cnt ? calloc(used + 1, sizeof(*h.names)) : NULL;
+	for (size_t i = 0; h.names && i < n; i++) {
+		h.name = a[i].profile;
+		plansvc_targets(ps, off, &a[i], plansvc_put, &h);
+	}
+	/* h.cnt[f] is now the end of port f's list; its start the one
+	 * before it */
+	for (size_t pi = 0, f = 0; h.names && pi < ps->n_in; pi++)
+		for (size_t j = 0; j < ps->in[pi].n_ports; j++, f++) {
+			struct planner_port *pt =
+				(struct planner_port *)&ps->in[pi].ports[j];
+			size_t begin = f ? h.cnt[f - 1] : 0;
+
+			if (good) {
+				pt->good = h.names + begin;
+				pt->n_good = h.cnt[f] - begin;
+			} else {
+				pt->suspect = h.names + begin;
+				pt->n_suspect = h.cnt[f] - begin;
+			}
+		}
+	free(off);
+	free(h.cnt);
+	*names = h.names;
+	return h.names ? 0 : -ENOMEM;
+}
+
+static void plansvc_ev_free(struct plansvc *ps, struct plansvc_ev *e)
+{
+	for (size_t pi = 0; pi < ps->n_in; pi++)
+		for (size_t j = 0; j < ps->in[pi].n_ports; j++) {
+			struct planner_port *pt =
+				(struct planner_port *)&ps->in[pi].ports[j];
+
+			pt->good = pt->suspect = NULL;
+			pt->n_good = pt->n_suspect = 0;
+		}
+	store_evidence_lists_free(&e->l);
+	free(e->good);
+	free(e->suspect);
+	free(e->cf);
+	memset(e, 0, sizeof(*e));
+}
+
+/* Load the evidence, hang it on the ports, list the confirmations. */
+static int plansvc_ev_load(struct plansvc *ps, struct store *st, double now,
+			   struct plansvc_ev *e)
+{
+	/* good recent history: judged good within two periods */
+	int ret = store_evidence_lists(
+		st, now - 2 * ps->o.planner.period, &e->l);
+
+	if (ret)
+		return ret;
+	e->cf = calloc(e->l.n_confirm + 1, sizeof(*e->cf));
+	ret = e->cf ? plansvc_hang(ps, e->l.good, e->l.n_good, 1, &e->good)
+		    : -ENOMEM;
+	if (!ret)
+		ret = plansvc_hang(ps, e->l.suspect, e->l.n_suspect, 0,
+				   &e->suspect);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < e->l.n_confirm; i++) {
+		const struct evidence_port *c = &e->l.confirm[i];
+		struct planner_confirm *r = &e->cf[e->n_cf];
+
+		if (plansvc_where(ps, c, &r->probe, &r->port))
+			continue; /* paused or gone */
+		r->device = c->device;
+		r->profile = c->profile;
+		e->n_cf++;
+	}
+	return 0;
+}
+
 static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 			  unsigned long long period)
 {
 	const struct planner_opts *po = &ps->o.planner;
 	double start = (double)period * po->period;
+	uint64_t version = store_evidence_version(st);
+	struct plansvc_ev ev = {0};
 	struct timespec t0, t1;
 	unsigned first;
 	int ret;
@@ -90,7 +263,11 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 	first = (unsigned)floor((now - start) / po->period *
 				planner_rounds(po));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = planner_run(po, ps->in, ps->n_in, period, first, &ps->plan);
+	ret = plansvc_ev_load(ps, st, now, &ev);
+	if (!ret)
+		ret = planner_run_confirm(po, ps->in, ps->n_in, period, first,
+					  ev.cf, ev.n_cf, &ps->plan);
+	plansvc_ev_free(ps, &ev);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret)
 		ret = store_plan_save(st, ps->plan, ps->in, start);
@@ -99,15 +276,53 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 		return ret;
 	}
 	ps->period_start = start;
-	ps->planned_at = now;
+	ps->planned_at = ps->confirmed_at = now;
+	ps->ev_version = version;
 	ps->dirty = 0;
-	log_info("plan: period %llu, %zu probes, %zu ports, %zu tests, %zu "
-		 "unplaced, %zu/%zu group pairs, %.1f ms",
+	log_info("plan: period %llu, %zu probes, %zu ports, %zu tests (%zu "
+		 "confirmations), %zu unplaced, %zu/%zu group pairs, %.1f ms",
 		 period, ps->n_in, ps->plan->ports, ps->plan->n_tests,
-		 ps->plan->unplaced, ps->plan->group_pairs_planned,
-		 ps->plan->group_pairs,
+		 ps->plan->n_confirm, ps->plan->unplaced,
+		 ps->plan->group_pairs_planned, ps->plan->group_pairs,
 		 (t1.tv_sec - t0.tv_sec) * 1e3 +
 			 (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	return 0;
+}
+
+/*
+ * Add the confirmation tests the evidence asks for to the current plan,
+ * in rounds at least plan_refresh ahead (the initiators fetch it by
+ * then). A failure leaves the plan as it was, but for tests appended.
+ */
+static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
+{
+	const struct planner_opts *po = &ps->o.planner;
+	uint64_t version = store_evidence_version(st);
+	size_t before = ps->plan->n_confirm;
+	struct plansvc_ev ev = {0};
+	unsigned first = (unsigned)ceil((now + ps->o.plan_refresh -
+					 ps->period_start) /
+					ps->plan->round_seconds);
+	int ret = plansvc_ev_load(ps, st, now, &ev);
+
+	if (!ret && ev.n_cf && first < ps->plan->rounds)
+		ret = planner_confirm(po, ps->in, ps->n_in, ps->plan, first,
+				      ev.cf, ev.n_cf);
+	plansvc_ev_free(ps, &ev);
+	if (!ret && ps->plan->n_confirm > before)
+		ret = store_plan_save(st, ps->plan, ps->in, ps->period_start);
+	if (ret) {
+		plansvc_drop(ps); /* replanned from scratch next time */
+		return ret;
+	}
+	ps->confirmed_at = now;
+	ps->ev_version = version;
+	if (ps->plan->n_confirm > before)
+		log_info("plan: period %llu, %zu confirmation test(s) added "
+			 "(%zu in all, %zu unplaced)",
+			 (unsigned long long)ps->plan->period,
+			 ps->plan->n_confirm - before, ps->plan->n_confirm,
+			 ps->plan->confirm_unplaced);
 	return 0;
 }
 
@@ -117,14 +332,13 @@ static int plansvc_ensure(struct plansvc *ps, struct store *st, double now)
 		(unsigned long long)floor(now / ps->o.planner.period);
 
 	if (ps->plan && ps->plan->period == period &&
-	    (!ps->dirty || now - ps->planned_at < ps->o.replan_interval))
-		return 0;
+	    (!ps->dirty || now - ps->planned_at < ps->o.replan_interval)) {
+		if (store_evidence_version(st) == ps->ev_version ||
+		    now - ps->confirmed_at < ps->o.replan_interval)
+			return 0;
+		return plansvc_confirm(ps, st, now);
+	}
 	return plansvc_replan(ps, st, now, period);
-}
-
-static int plansvc_cmp_host(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct planner_probe *)elem)->host);
 }
 
 static uint64_t plansvc_ms(double t)
@@ -282,6 +496,7 @@ int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
 		return p.paused;
 	p.period_seconds = ps->o.planner.period;
 	p.period_start = ps->period_start;
+	p.refresh_seconds = ps->o.plan_refresh;
 	if (!p.paused)
 		plansvc_host_tests(ps, host, &lo, &hi);
 	p.tests = calloc(hi - lo + 1, sizeof(*p.tests));
@@ -321,6 +536,11 @@ int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,
 			    json_integer((json_int_t)ps->plan->ports));
 	json_object_set_new(o, "tests_unplaced",
 			    json_integer((json_int_t)ps->plan->unplaced));
+	json_object_set_new(o, "tests_confirm",
+			    json_integer((json_int_t)ps->plan->n_confirm));
+	json_object_set_new(
+		o, "confirm_unplaced",
+		json_integer((json_int_t)ps->plan->confirm_unplaced));
 	json_object_set_new(o, "group_pairs",
 			    json_integer((json_int_t)ps->plan->group_pairs));
 	json_object_set_new(

@@ -3,8 +3,10 @@
  * The plan service on the writer thread: keeps the current period's plan
  * in memory (and in plan_entry), replans when the period changes, or when
  * registrations or pauses changed and the last plan is older than
- * replan_interval, and answers GET /api/v1/plan and GET /api/v1/coverage
- * as JSON text. Each test in a plan carries the initiator's ticket for
+ * replan_interval, adds confirmation tests to the current plan when the
+ * evidence asks for them (store_evidence.h; at most every replan_interval,
+ * at least plan_refresh ahead so the probes see them in time), and answers
+ * GET /api/v1/plan and GET /api/v1/coverage as JSON text. Each test in a plan carries the initiator's ticket for
  * it, and each plan the host's own responder keys for this period and
  * the next (common/ticket.h: derived from one master key, so a replan or
  * a restart mints the same). Only the writer thread calls it, inside its
@@ -23,6 +25,7 @@ struct plansvc_opts {
 	const char *group_label;     /* NULL: no groups */
 	const char *rail_label;	     /* NULL: rail = port index */
 	double replan_interval;	     /* seconds */
+	double plan_refresh;	     /* seconds between a probe's fetches */
 	/*
 	 * The master key of test tickets (common/ticket.h), not owned;
 	 * NULL: plans carry no tickets and no responder keys.

@@ -106,7 +106,7 @@ const struct conf_opt collector_conf_opts[] = {
 	 1, 10000000, "hosts that may enrol at most"},
 	{"collector", "log_level", CONF_LOG, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
-	{"planner", "period", CONF_INT, S(plan_period), "3600", 10, 604800,
+	{"planner", "period", CONF_INT, S(plan_period), "300", 10, 604800,
 	 "seconds: every active port and group pair is tested once per "
 	 "period"},
 	{"planner", "group_label", CONF_STR, S(group_label), "leaf", 0, 0,
@@ -117,14 +117,26 @@ const struct conf_opt collector_conf_opts[] = {
 	 100000, "with fewer probes than this, test every pair of ports"},
 	{"planner", "duty_cycle", CONF_DOUBLE, S(duty_cycle), "0.05", 0.001, 1,
 	 "share of the period a port may spend in tests"},
-	{"planner", "slot_seconds", CONF_DOUBLE, S(slot_seconds), "30", 1, 3600,
+	{"planner", "slot_seconds", CONF_DOUBLE, S(slot_seconds), "5", 1, 3600,
 	 "length of a test slot (a profile may take several)"},
 	{"planner", "cross_rail", CONF_BOOL, S(cross_rail), "false", 0, 0,
 	 "also pair ports of different rails"},
 	{"planner", "host_exclusive", CONF_BOOL, S(host_exclusive), "true", 0,
 	 0, "a probe takes part in one test at a time (else one per port)"},
-	{"planner", "replan_interval", CONF_INT, S(replan_interval), "60", 0,
-	 86400, "seconds between replans when registrations or pauses change"},
+	{"planner", "replan_interval", CONF_INT, S(replan_interval), "30", 0,
+	 86400,
+	 "seconds between replans when registrations, pauses or the elements "
+	 "needing confirmation change"},
+	{"planner", "plan_refresh", CONF_INT, S(plan_refresh), "60", 1, 86400,
+	 "seconds between a probe's plan fetches, told to probes in every "
+	 "plan; confirmation tests are placed at least this far ahead"},
+	{"planner", "confirm_share", CONF_DOUBLE, S(confirm_share), "0.1", 0, 1,
+	 "confirmation tests a period may add, as a share of its planned "
+	 "tests (at least confirm_tests); 0: none"},
+	{"planner", "confirm_tests", CONF_INT, S(suspect.confirm_tests), "2", 1,
+	 16,
+	 "tests with good peers that confirm or clear one bad result of a "
+	 "port"},
 	{"planner", "ticket_key_file", CONF_STR, S(ticket_key_file), NULL, 0, 0,
 	 "master key of the test tickets (created, mode 0600, when missing); "
 	 "unset: the db path with .ticket-key appended"},
@@ -136,13 +148,17 @@ const struct conf_opt collector_conf_opts[] = {
 	 "long is taken as the link's new level"},
 	{"baseline", "min_results", CONF_INT, S(baseline.min_results), "5", 2,
 	 1000, "results a baseline needs before anything is judged by it"},
-	{"baseline", "margin", CONF_DOUBLE, S(baseline.margin), "0.2", 0.01,
-	 0.9, "bandwidth: a result below baseline x (1 - margin) is bad"},
+	{"baseline", "margin", CONF_DOUBLE, S(baseline.margin), "0.05", 0.001,
+	 0.9,
+	 "bandwidth: the floor of a bad result's loss, as a share of the "
+	 "baseline (bad below baseline - max(margin x baseline, "
+	 "spread_factor x spread))"},
 	{"baseline", "latency_margin", CONF_DOUBLE, S(baseline.latency_margin),
-	 "0.5", 0.01, 100,
-	 "latency: a result above baseline x (1 + latency_margin) is bad"},
+	 "0.05", 0.001, 100,
+	 "latency: the floor of a bad result's rise, as a share of the "
+	 "baseline"},
 	{"baseline", "latency_floor_seconds", CONF_DOUBLE,
-	 S(baseline.latency_floor), "1e-6", 0, 1,
+	 S(baseline.latency_floor), "1e-7", 0, 1,
 	 "latency: and only when at least this far above the baseline"},
 	{"baseline", "spread_factor", CONF_DOUBLE, S(baseline.spread_factor),
 	 "3", 0, 100,
@@ -157,6 +173,15 @@ const struct conf_opt collector_conf_opts[] = {
 	 S(baseline.efficiency_floor), "0.8", 0, 1,
 	 "a link below this share of its expected figure (K of M results) "
 	 "is under-performing; 0: not judged"},
+	{"suspect", "bad_results", CONF_INT, S(suspect.bad_results), "3", 1, 64,
+	 "K: bad results among a port's or device's last judged_results "
+	 "that make it a suspect"},
+	{"suspect", "judged_results", CONF_INT, S(suspect.judged_results), "6",
+	 1, 64, "M: the window of each port and device, whatever the peer"},
+	{"suspect", "peers", CONF_INT, S(suspect.peers), "2", 1, 64,
+	 "distinct peers of the bad results that must be fine with others"},
+	{"suspect", "good_results", CONF_INT, S(suspect.good_results), "3", 1,
+	 64, "good results in a row that close a suspect"},
 	{0}};
 
 int collector_settings_init(struct collector_settings *s)
@@ -263,7 +288,9 @@ static int settings_check(const struct collector_settings *s, char *err,
 		snprintf(err, errlen, "db and schema_dir must be set");
 		return -EINVAL;
 	}
-	return baseline_opts_check(&s->baseline, err, errlen);
+	if (baseline_opts_check(&s->baseline, err, errlen))
+		return -EINVAL;
+	return evidence_opts_check(&s->suspect, err, errlen);
 }
 
 /* After the file and the flags: the tokens, enrolment, the checks. */

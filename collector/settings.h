@@ -13,6 +13,7 @@
 
 #include "baseline.h"
 #include "cli.h"
+#include "evidence.h"
 #include "conf.h"
 #include "planner.h"
 
@@ -55,12 +56,16 @@ struct collector_settings {
 	double duty_cycle, slot_seconds;
 	int cross_rail, host_exclusive;
 	long long replan_interval; /* seconds */
+	long long plan_refresh;	   /* seconds between a probe's fetches */
+	double confirm_share;	   /* extra tests, share of the planned */
 	char *ticket_key_file;	   /* NULL: db + ".ticket-key" */
 	/* [planner_profiles] NAME = seconds; names owned here */
 	struct planner_profile *plan_profiles;
 	size_t n_plan_profiles;
 	/* [baseline]: baselines and regressions (docs/collector.md) */
 	struct baseline_opts baseline;
+	/* [suspect] (and [planner] confirm_tests): evidence per element */
+	struct evidence_opts suspect;
 };
 
 extern const struct conf_opt collector_conf_opts[];

@@ -236,7 +236,8 @@ int store_open(const struct store_opts *o, struct store **out)
 	if (!ret)
 		ret = store_tests_prepare(st);
 	if (!ret)
-		ret = store_regress_prepare(st, o->baseline, o->group_label);
+		ret = store_regress_prepare(st, o->baseline, o->evidence,
+					    o->group_label);
 	if (!ret)
 		ret = store_cache_new(st);
 	if (!ret)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct baseline_opts;
+struct evidence_opts;
 struct report;
 struct store;
 
@@ -33,6 +34,8 @@ struct store_opts {
 	long long wal_max_bytes;
 	/* baselines and regressions (store_regress.h); NULL: not judged */
 	const struct baseline_opts *baseline;
+	/* evidence per element and suspects (store_evidence.h); NULL: none */
+	const struct evidence_opts *evidence;
 	const char *group_label; /* probe label naming a host's group */
 	/* What one host's results may add (store_results(); docs/api.md) */
 	double results_max_age;		/* "started" at most this far back */

@@ -223,6 +223,7 @@ int store_plan_save(struct store *st, const struct planner_plan *plan,
 			sqlite3_bind_text(s, 11, b->group, -1, SQLITE_STATIC);
 		sqlite3_bind_double(s, 12, period_start + t->not_before);
 		sqlite3_bind_double(s, 13, period_start + t->deadline);
+		sqlite3_bind_int(s, 14, t->confirm);
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 	}
@@ -284,6 +285,10 @@ static int cov_pairs(struct store *st, unsigned long long period, json_t *pairs,
 			sqlite3_column_double(s, 10), "deadline",
 			sqlite3_column_double(s, 11));
 
+		if (o)
+			json_object_set_new(
+				o, "confirm",
+				json_boolean(sqlite3_column_int(s, 13)));
 		if (o)
 			json_object_set_new(
 				o, "last_measured",

@@ -12,10 +12,13 @@
  *      the efficiency against the expected figure the under-expected
  *      state, in the same way;
  *   4. a result that is neither bad nor taken while a regression is open
- *      feeds the link's baseline and its two ports' pools.
+ *      feeds the link's baseline and its two ports' pools;
+ *   5. a judged result is evidence about the ports and devices of both
+ *      ends (store_evidence.h), whatever this link's history.
  */
 #include "store_regress_int.h"
 #include "expected.h"
+#include "store_evidence.h"
 #include "store_int.h"
 #include "testapi.h"
 
@@ -28,6 +31,11 @@
 struct store_regress *store_regress_of(struct store *st)
 {
 	return st->regress;
+}
+
+struct store_evidence *store_regress_evidence(struct store *st)
+{
+	return st->regress ? st->regress->ev : NULL;
 }
 
 sqlite3_stmt *regress_stmt(struct store_regress *rg, enum store_rsql which)
@@ -55,6 +63,7 @@ double regress_col_real(sqlite3_stmt *s, int i)
 }
 
 int store_regress_prepare(struct store *st, const struct baseline_opts *o,
+			  const struct evidence_opts *eo,
 			  const char *group_label)
 {
 	struct store_regress *rg;
@@ -78,7 +87,7 @@ int store_regress_prepare(struct store *st, const struct baseline_opts *o,
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, sql);
 	}
-	return 0;
+	return eo ? store_evidence_prepare(st, eo, group_label, &rg->ev) : 0;
 }
 
 void store_regress_finalize(struct store *st)
@@ -90,6 +99,7 @@ void store_regress_finalize(struct store *st)
 	for (int i = 0; i < RSQL_COUNT; i++)
 		sqlite3_finalize(rg->s[i]);
 	store_regress_reset(st);
+	store_evidence_finalize(rg->ev);
 	free(rg->dirty);
 	free(rg->group_label);
 	free(rg);
@@ -105,6 +115,7 @@ void store_regress_reset(struct store *st)
 	for (size_t i = 0; i < rg->n_dirty; i++)
 		free(rg->dirty[i].profile);
 	rg->n_dirty = 0;
+	store_evidence_reset(st);
 }
 
 int regress_mark(struct store_regress *rg, const char *profile,
@@ -144,6 +155,9 @@ int store_regress_flush(struct store *st, double now)
 	for (size_t i = 0; !ret && i < rg->n_dirty; i++)
 		ret = regress_suspects(st, rg->dirty[i].profile,
 				       rg->dirty[i].metric, now);
+	/* after the group pairs: they explain bad results between groups */
+	if (!ret)
+		ret = store_evidence_flush(st, now);
 	store_regress_reset(st);
 	return ret;
 }
@@ -825,6 +839,9 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 	ret = j->v && j->tmp ? job_load(st, j, from, now) : -ENOMEM;
 	if (!ret)
 		ret = judge(st, j, now);
+	if (!ret && j->bad >= 0)
+		ret = store_evidence_add(st, l->host, l->t, l->metric,
+					 l->value, j->b.b.median, j->bad, now);
 	if (!ret && !j->was_open && j->bad != 1)
 		ret = feed(st, j, from, now);
 	if (!ret)

@@ -15,11 +15,14 @@
 #include <stddef.h>
 
 struct baseline_opts;
+struct evidence_opts;
 struct store;
 struct testapi_result;
 
-/* Prepare the statements (store_open); @o NULL: disabled. */
+/* Prepare the statements (store_open); @o NULL: disabled; @eo NULL: no
+ * evidence per element (store_evidence.h). */
 int store_regress_prepare(struct store *st, const struct baseline_opts *o,
+			  const struct evidence_opts *eo,
 			  const char *group_label);
 void store_regress_finalize(struct store *st);
 
@@ -33,7 +36,8 @@ void store_regress_finalize(struct store *st);
 int store_regress_result(struct store *st, const char *host,
 			 const struct testapi_result *t, double now);
 
-/* Redo the suspect inference where store_regress_result() changed state. */
+/* Redo the suspect inference where store_regress_result() changed state:
+ * group pairs, then the elements the batch's results touched. */
 int store_regress_flush(struct store *st, double now);
 
 /* Forget what store_regress_result() queued (the transaction failed). */

@@ -6,6 +6,7 @@
  * (store_regress.h). Suspects are inferred again whenever a retirement or
  * a prune step changed which links are in regression.
  */
+#include "store_evidence.h"
 #include "store_int.h"
 #include "store_regress_int.h"
 
@@ -54,7 +55,8 @@ int store_regress_retire(struct store *st, const char *host, double now,
 			 size_t *changes)
 {
 	static const enum store_rsql del[] = {RSQL_RET_LINKS, RSQL_RET_REGS,
-					      RSQL_RET_PORT_BL, RSQL_RET_PSUS};
+					      RSQL_RET_PORT_BL};
+	size_t n = 0;
 	struct store_regress *rg = store_regress_of(st);
 	int ret = 0;
 
@@ -71,6 +73,9 @@ int store_regress_retire(struct store *st, const char *host, double now,
 		if (!ret)
 			*changes += (size_t)sqlite3_changes(st->db);
 	}
+	if (!ret)
+		ret = store_evidence_retire(st, host, now, &n);
+	*changes += n;
 	return ret ? ret : reinfer_all(st, now);
 }
 
@@ -98,8 +103,8 @@ int store_regress_prune(struct store *st, double now, double cutoff,
 {
 	struct store_regress *rg = store_regress_of(st);
 	double stale;
-	size_t n[4] = {0};
-	int ret;
+	size_t n[5] = {0};
+	int ret, more = 0;
 
 	*deleted = 0;
 	if (!rg)
@@ -113,13 +118,18 @@ int store_regress_prune(struct store *st, double now, double cutoff,
 		ret = prune_run(st, RSQL_PRUNE_REGS, cutoff, 0, batch, &n[2]);
 	if (!ret)
 		ret = prune_run(st, RSQL_PRUNE_PORT_BL, stale, 0, 0, &n[3]);
+	if (!ret)
+		ret = more = store_evidence_prune(st, now, stale, cutoff, batch,
+						  &n[4]);
+	if (ret > 0)
+		ret = 0;
 	if (!ret && (n[0] || n[1]))
 		ret = reinfer_all(st, now);
 	if (ret)
 		return ret;
-	*deleted = n[1] + n[2] + n[3];
+	*deleted = n[1] + n[2] + n[3] + n[4];
 	return n[0] >= (size_t)batch || n[1] >= (size_t)batch ||
-	       n[2] >= (size_t)batch;
+	       n[2] >= (size_t)batch || more;
 }
 
 /* ---- GET /api/v1/regressions ---- */
@@ -180,6 +190,14 @@ static int rows_json(struct store *st, const char *sql, double a, size_t max,
 	"threshold, baseline_source, figure, worst, last, bad_results, "       \
 	"results FROM regression "
 
+/* A device's "port" is null: it is every port of the device. */
+#define SUS_COLS                                                               \
+	"id, kind, host, device, CASE WHEN kind = 'device' THEN NULL ELSE "    \
+	"port END AS port, profile, metric, since, first_bad, opened, "        \
+	"closed, close_reason AS reason, judged_results, bad_results, "        \
+	"good_results, peers_bad, peers_exonerating, baseline, figure, "       \
+	"worst, last FROM suspect "
+
 static const struct {
 	const char *key, *sql;
 	size_t max;
@@ -203,6 +221,14 @@ static const struct {
 	 "links_judged FROM group_pair_suspect ORDER BY since, group_a, "
 	 "group_b LIMIT ?2",
 	 API_MAX_SUSPECT, 0},
+	{"suspects",
+	 "SELECT " SUS_COLS "WHERE closed IS NULL ORDER BY since, kind, host, "
+	 "device, port LIMIT ?2",
+	 API_MAX_SUSPECT, 0},
+	{"suspects_closed",
+	 "SELECT " SUS_COLS "WHERE closed IS NOT NULL AND closed >= ?1 "
+	 "ORDER BY closed DESC, id DESC LIMIT ?2",
+	 API_MAX_CLOSED, 1},
 	{"under_expected",
 	 "SELECT a_host AS host, a_device AS device, a_port AS port, b_host "
 	 "AS peer_host, b_device AS peer_device, b_port AS peer_port, "

@@ -35,9 +35,6 @@ enum store_rsql {
 	RSQL_OPEN_LINKS,
 	RSQL_PORT_LINKS,
 	RSQL_GROUP_TOTAL,
-	RSQL_PSUS_SINCE,
-	RSQL_PSUS_DEL,
-	RSQL_PSUS_INS,
 	RSQL_GSUS_SINCE,
 	RSQL_GSUS_DEL,
 	RSQL_GSUS_INS,
@@ -46,7 +43,6 @@ enum store_rsql {
 	RSQL_RET_LINKS,
 	RSQL_RET_REGS,
 	RSQL_RET_PORT_BL,
-	RSQL_RET_PSUS,
 	RSQL_PRUNE_STALE_REGS,
 	RSQL_PRUNE_STALE_LINKS,
 	RSQL_PRUNE_REGS,
@@ -62,6 +58,7 @@ struct regress_kind {
 
 struct store_regress {
 	struct baseline_opts o;
+	struct store_evidence *ev; /* evidence per element; NULL: off */
 	double window; /* seconds */
 	char *group_label;
 	sqlite3_stmt *s[RSQL_COUNT];
@@ -79,7 +76,8 @@ sqlite3_stmt *regress_stmt(struct store_regress *rg, enum store_rsql which);
 int regress_mark(struct store_regress *rg, const char *profile,
 		 enum baseline_metric metric);
 
-/* Infer the suspects of one (profile, metric) at @now (store_suspect.c). */
+/* Infer the suspect group pairs of one (profile, metric) at @now
+ * (store_suspect.c). */
 int regress_suspects(struct store *st, const char *profile,
 		     enum baseline_metric metric, double now);
 
@@ -91,5 +89,8 @@ double regress_col_real(sqlite3_stmt *s, int i);
 
 /* The store's regression state (NULL: disabled). */
 struct store_regress *store_regress_of(struct store *st);
+
+/* Its evidence per element (NULL: disabled; store_evidence.h). */
+struct store_evidence *store_regress_evidence(struct store *st);
 
 #endif

@@ -96,12 +96,6 @@ static const char *const rsql_text[RSQL_COUNT] = {
 		"= ?2 AND judged > 0 AND (last_started >= ?5 OR regression_id "
 		"IS NOT NULL) AND ((a_group = ?3 AND b_group = ?4) OR (a_group "
 		"= ?4 AND b_group = ?3))",
-	[RSQL_PSUS_SINCE] = "SELECT host, device, port, since FROM "
-			    "port_suspect WHERE profile = ?1 AND metric = ?2",
-	[RSQL_PSUS_DEL] = "DELETE FROM port_suspect WHERE profile = ?1 AND "
-			  "metric = ?2",
-	[RSQL_PSUS_INS] = "INSERT INTO port_suspect VALUES (?1, ?2, ?3, ?4, "
-			  "?5, ?6, ?7, ?8, ?9)",
 	[RSQL_GSUS_SINCE] = "SELECT group_a, group_b, since FROM "
 			    "group_pair_suspect WHERE profile = ?1 AND metric "
 			    "= ?2",
@@ -111,14 +105,13 @@ static const char *const rsql_text[RSQL_COUNT] = {
 			  "?4, ?5, ?6, ?7)",
 	[RSQL_ALL_KINDS] =
 		"SELECT profile, metric FROM link_state WHERE regression_id IS "
-		"NOT NULL UNION SELECT profile, metric FROM port_suspect UNION "
+		"NOT NULL UNION "
 		"SELECT profile, metric FROM group_pair_suspect",
 	[RSQL_RET_LINKS] = "DELETE FROM link_state WHERE a_host = ?1 OR b_host "
 			   "= ?1",
 	[RSQL_RET_REGS] = "DELETE FROM regression WHERE a_host = ?1 OR b_host "
 			  "= ?1",
 	[RSQL_RET_PORT_BL] = "DELETE FROM port_baseline WHERE host = ?1",
-	[RSQL_RET_PSUS] = "DELETE FROM port_suspect WHERE host = ?1",
 	[RSQL_PRUNE_STALE_REGS] =
 		"UPDATE regression SET closed = ?1, close_reason = 'stale', "
 		"updated = ?1 WHERE id IN (SELECT regression_id FROM "

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The suspect inference of one (profile, metric) on the writer's
+ * The group-pair inference of one (profile, metric) on the writer's
  * connection: load the links in regression, every judged link at either
  * end of them and the judged totals of the group pairs they cross, hand
  * them to suspect_infer() (suspect.h: the rules), and replace the rows of
- * port_suspect and group_pair_suspect, keeping "since" for suspects that
- * stay. The work is proportional to the regressions and their ports'
- * links, not to the fabric.
+ * group_pair_suspect, keeping "since" for pairs that stay. The work is
+ * proportional to the regressions and their ports' links, not to the
+ * fabric. Ports and devices are judged by evidence (store_evidence.c).
  */
 #include "map.h"
 #include "store_int.h"
@@ -231,31 +231,26 @@ static int load_totals(struct sctx *c)
 	return 0;
 }
 
-/* "since" of the rows that stay suspect, keyed like the new ones. */
-static int load_since(struct sctx *c, enum store_rsql which, struct map *since)
+/* "since" of the group pairs that stay suspect, keyed like new ones. */
+static int load_since(struct sctx *c, struct map *since)
 {
-	sqlite3_stmt *s = regress_stmt(store_regress_of(c->st), which);
+	sqlite3_stmt *s =
+		regress_stmt(store_regress_of(c->st), RSQL_GSUS_SINCE);
 	int rc, ret = 0;
 
 	store_bind_text(s, 1, c->profile);
 	store_bind_text(s, 2, c->metric);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int ports = which == RSQL_PSUS_SINCE;
 		char key[512];
 		double *v = malloc(sizeof(*v));
 
-		if (ports)
-			snprintf(key, sizeof(key), "%s\x1f%s\x1f%d", col(s, 0),
-				 col(s, 1), sqlite3_column_int(s, 2));
-		else
-			snprintf(key, sizeof(key), "%s\x1f%s", col(s, 0),
-				 col(s, 1));
+		snprintf(key, sizeof(key), "%s\x1f%s", col(s, 0), col(s, 1));
 		if (!v || map_put(since, key, v)) {
 			free(v);
 			ret = -ENOMEM;
 			break;
 		}
-		*v = sqlite3_column_double(s, ports ? 3 : 2);
+		*v = sqlite3_column_double(s, 2);
 	}
 	sqlite3_reset(s);
 	if (!ret && rc != SQLITE_DONE)
@@ -268,38 +263,6 @@ static double since_of(struct map *since, const char *key, double now)
 	const double *v = map_get(since, key);
 
 	return v ? *v : now;
-}
-
-static int save_ports(struct sctx *c, const struct suspect_out *o,
-		      struct map *since, double now)
-{
-	struct store_regress *rg = store_regress_of(c->st);
-	sqlite3_stmt *s = regress_stmt(rg, RSQL_PSUS_DEL);
-	int ret;
-
-	store_bind_text(s, 1, c->profile);
-	store_bind_text(s, 2, c->metric);
-	ret = store_done(c->st, s, "port_suspect");
-	for (size_t i = 0; !ret && i < o->n_ports; i++) {
-		const struct suspect_port *sp = &o->ports[i];
-		const struct sport *p = &c->p[sp->port];
-		char key[512];
-
-		snprintf(key, sizeof(key), "%s\x1f%s\x1f%u", p->host, p->device,
-			 p->port);
-		s = regress_stmt(rg, RSQL_PSUS_INS);
-		store_bind_text(s, 1, p->host);
-		store_bind_text(s, 2, p->device);
-		sqlite3_bind_int64(s, 3, p->port);
-		store_bind_text(s, 4, c->profile);
-		store_bind_text(s, 5, c->metric);
-		sqlite3_bind_double(s, 6, since_of(since, key, now));
-		sqlite3_bind_int64(s, 7, sp->regressed);
-		sqlite3_bind_int64(s, 8, sp->judged);
-		sqlite3_bind_int64(s, 9, sp->peers_fine);
-		ret = store_done(c->st, s, "port_suspect");
-	}
-	return ret;
 }
 
 static int save_groups(struct sctx *c, const struct suspect_out *o,
@@ -346,23 +309,16 @@ static void order_groups(struct sctx *c, struct suspect_out *o)
 static int infer_save(struct sctx *c, double now)
 {
 	struct suspect_out o = {0};
-	struct map *ps = NULL, *gs = NULL;
+	struct map *gs = NULL;
 	int ret = suspect_infer(c->l, c->n_l, c->n_p, c->gt, c->n_gt, &o);
 
 	if (!ret)
-		ret = map_new(free, &ps);
-	if (!ret)
 		ret = map_new(free, &gs);
 	if (!ret)
-		ret = load_since(c, RSQL_PSUS_SINCE, ps);
-	if (!ret)
-		ret = load_since(c, RSQL_GSUS_SINCE, gs);
+		ret = load_since(c, gs);
 	order_groups(c, &o);
 	if (!ret)
-		ret = save_ports(c, &o, ps, now);
-	if (!ret)
 		ret = save_groups(c, &o, gs, now);
-	map_free(ps);
 	map_free(gs);
 	suspect_out_free(&o);
 	return ret;

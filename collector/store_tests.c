@@ -94,14 +94,16 @@ static const char *const tsql_text[TSQL_COUNT] = {
 	[TSQL_PLAN_DEL] =
 		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
 	[TSQL_PLAN_INS] =
-		"INSERT INTO plan_entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		"?8, ?9, ?10, ?11, ?12, ?13)",
+		"INSERT INTO plan_entry (id, period, profile, a_host, "
+		"a_device, a_port, b_host, b_device, b_port, group_a, group_b, "
+		"not_before, deadline, confirm) VALUES (?1, ?2, ?3, ?4, ?5, "
+		"?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	[TSQL_COVER_PAIRS] =
 		"SELECT p.id, p.profile, p.a_host, p.a_device, p.a_port, "
 		"p.b_host, p.b_device, p.b_port, p.group_a, p.group_b, "
 		"p.not_before, p.deadline, coalesce(" PAIR_LAST(
 			"a", "b") ", " PAIR_LAST("b",
-						 "a") ") FROM plan_entry p "
+						 "a") "), p.confirm FROM plan_entry p "
 						      "WHERE p.period = ?1 "
 						      "ORDER BY p.a_host, "
 						      "p.not_before",

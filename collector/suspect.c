@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Suspect inference over the links around the regressions: see suspect.h.
- * The links are indexed by port (compressed adjacency lists); group pairs
- * are decided first, from the regressed links sorted by pair, then each
- * port from its distinct peers (two directions between the same two
- * ports are one peer).
+ * Group-pair inference over the links around the regressions: see
+ * suspect.h. The links are indexed by port (compressed adjacency lists);
+ * the regressed links between groups are sorted by pair and each pair's
+ * run is judged.
  */
 #include "suspect.h"
 
@@ -15,11 +14,6 @@
 struct adj {
 	size_t *start; /* n_ports + 1 offsets into idx */
 	uint32_t *idx; /* link indexes */
-};
-
-struct peer {
-	uint32_t port;
-	unsigned regressed : 1, judged : 1;
 };
 
 static uint32_t other_end(const struct suspect_link *l, uint32_t p)
@@ -173,10 +167,9 @@ static int cmp_keyed(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Judge the run of one group pair; mark its links explained if suspect. */
+/* Judge the run of one group pair. */
 static void infer_pair(const struct pair_run *r, const struct adj *g,
-		       unsigned judged, uint32_t *tmp, char *explained,
-		       struct suspect_out *out)
+		       unsigned judged, uint32_t *tmp, struct suspect_out *out)
 {
 	size_t pa, fa, pb, fb;
 
@@ -186,8 +179,6 @@ static void infer_pair(const struct pair_run *r, const struct adj *g,
 	pair_side(r, g, r->gb, tmp, &pb, &fb);
 	if (pa < 2 || pb < 2 || !fa || !fb)
 		return;
-	for (size_t m = 0; m < r->n; m++)
-		explained[r->run[m]] = 1;
 	out->groups[out->n_groups++] =
 		(struct suspect_group){r->ga, r->gb, (unsigned)r->n, judged};
 }
@@ -195,7 +186,7 @@ static void infer_pair(const struct pair_run *r, const struct adj *g,
 /* The regressed inter-links sorted by group pair, each pair's run judged. */
 static int infer_groups(const struct suspect_link *l, size_t n,
 			const struct adj *g, const struct suspect_gtotal *gt,
-			size_t n_gt, char *explained, struct suspect_out *out)
+			size_t n_gt, struct suspect_out *out)
 {
 	struct keyed *kv = malloc((n + 1) * sizeof(*kv));
 	uint32_t *run = malloc((n + 1) * sizeof(*run));
@@ -223,7 +214,7 @@ static int infer_groups(const struct suspect_link *l, size_t n,
 			;
 		r.n = j - i;
 		infer_pair(&r, g, pair_judged(l, n, gt, n_gt, r.ga, r.gb), tmp,
-			   explained, out);
+			   out);
 	}
 	free(kv);
 	free(run);
@@ -231,71 +222,19 @@ static int infer_groups(const struct suspect_link *l, size_t n,
 	return ret;
 }
 
-static int cmp_peer(const void *a, const void *b)
-{
-	const struct peer *x = a, *y = b;
-
-	return (x->port > y->port) - (x->port < y->port);
-}
-
-/* Judge port @p from its distinct peers (links not explained). */
-static void infer_port(const struct suspect_link *l, const struct adj *g,
-		       const char *explained, uint32_t p, struct peer *tmp,
-		       struct suspect_out *out)
-{
-	struct suspect_port sp = {.port = p};
-	size_t k = 0, m = 0;
-
-	for (size_t i = g->start[p]; i < g->start[p + 1]; i++) {
-		const struct suspect_link *x = &l[g->idx[i]];
-
-		if (explained[g->idx[i]] || !x->judged)
-			continue;
-		tmp[k++] = (struct peer){other_end(x, p), x->regressed, 1};
-	}
-	qsort(tmp, k, sizeof(*tmp), cmp_peer);
-	for (size_t i = 0; i < k; i++) {
-		if (m && tmp[m - 1].port == tmp[i].port) {
-			tmp[m - 1].regressed |= tmp[i].regressed;
-			continue;
-		}
-		tmp[m++] = tmp[i];
-	}
-	for (size_t i = 0; i < m; i++) {
-		sp.judged++;
-		if (!tmp[i].regressed)
-			continue;
-		sp.regressed++;
-		sp.peers_fine += (unsigned)fine_elsewhere(
-			l, g, tmp[i].port, p, SUSPECT_NONE, SUSPECT_NONE);
-	}
-	if (sp.regressed >= 2 && 2 * sp.regressed > sp.judged &&
-	    sp.peers_fine >= 2 && 2 * sp.peers_fine >= sp.regressed)
-		out->ports[out->n_ports++] = sp;
-}
-
 int suspect_infer(const struct suspect_link *l, size_t n, size_t n_ports,
 		  const struct suspect_gtotal *gt, size_t n_gt,
 		  struct suspect_out *out)
 {
 	struct adj g = {0};
-	char *explained = calloc(n + 1, 1);
-	struct peer *tmp = malloc((2 * n + 1) * sizeof(*tmp));
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	out->ports = malloc((n_ports + 1) * sizeof(*out->ports));
 	out->groups = malloc((n + 1) * sizeof(*out->groups));
-	ret = explained && tmp && out->ports && out->groups
-		      ? adj_build(l, n, n_ports, &g)
-		      : -ENOMEM;
+	ret = out->groups ? adj_build(l, n, n_ports, &g) : -ENOMEM;
 	if (!ret)
-		ret = infer_groups(l, n, &g, gt, n_gt, explained, out);
-	for (uint32_t p = 0; !ret && p < n_ports; p++)
-		infer_port(l, &g, explained, p, tmp, out);
+		ret = infer_groups(l, n, &g, gt, n_gt, out);
 	adj_free(&g);
-	free(explained);
-	free(tmp);
 	if (ret)
 		suspect_out_free(out);
 	return ret;
@@ -305,7 +244,6 @@ void suspect_out_free(struct suspect_out *out)
 {
 	if (!out)
 		return;
-	free(out->ports);
 	free(out->groups);
 	memset(out, 0, sizeof(*out));
 }

@@ -1,28 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which component is at fault when links regress, as a pure function of
- * the links around the regressions (one profile and metric at a time;
- * store_suspect.c loads them from SQLite and saves the answer).
+ * Whether the path between two groups is at fault when links regress, as
+ * a pure function of the links around the regressions (one profile and
+ * metric at a time; store_suspect.c loads them from SQLite and saves the
+ * answer). Ports and devices are judged from evidence per element
+ * instead (evidence.h), which needs no regression of any one link.
  *
- * Group pairs first: two distinct groups (the probes' group_label, e.g.
- * leaf switches) are suspect, the path between them (an uplink), when
+ * Two distinct groups (the probes' group_label, e.g. leaf switches) are
+ * suspect, the path between them (an uplink), when
  *   - at least 2 links between them are in regression, and more than half
  *     of the judged links between them (@gt, else those given);
  *   - those links involve at least 2 distinct ports on each side (one
  *     port would explain them alone);
  *   - on each side at least one of those ports is healthy with a peer
  *     outside the pair.
- * Then ports, leaving out links a suspect group pair explains: a port P
- * is suspect when
- *   - at least 2 of its links are in regression, and more than half of
- *     its judged links;
- *   - at least 2 of the ports at the other end of those links, and at
- *     least half of them, are healthy with some peer other than P.
  * A link is "healthy" when it has a baseline, no open regression and its
- * latest result was good; loopback links (P to P) name their port
- * already and are left out. The inference is blind where the evidence is
- * missing: a port tested against one peer only, peers never tested with
- * anyone else, groups with one port each.
+ * latest result was good; loopback links (P to P) are left out. The
+ * inference is blind where the evidence is missing: groups with one port
+ * each, ports never tested with anyone outside the pair.
  */
 #ifndef IBPULSE_COLLECTOR_SUSPECT_H
 #define IBPULSE_COLLECTOR_SUSPECT_H
@@ -46,28 +41,20 @@ struct suspect_gtotal {
 	unsigned judged;
 };
 
-struct suspect_port {
-	uint32_t port;
-	unsigned regressed, judged; /* its links not explained by a group */
-	unsigned peers_fine; /* regressed links whose other end is healthy
-			      * with another peer */
-};
-
 struct suspect_group {
 	uint32_t ga, gb; /* ga < gb */
 	unsigned regressed, judged;
 };
 
 struct suspect_out {
-	struct suspect_port *ports;
-	size_t n_ports;
 	struct suspect_group *groups;
 	size_t n_groups;
 };
 
 /*
- * suspect_infer() - the suspects among @n links over @n_ports ports (the
- * links must include every judged link of each end of a regressed link).
+ * suspect_infer() - the suspect group pairs among @n links over @n_ports
+ * ports (the links must include every judged link of each end of a
+ * regressed link).
  * *@out gets new arrays (suspect_out_free()). 0 or -ENOMEM.
  */
 int suspect_infer(const struct suspect_link *l, size_t n, size_t n_ports,

@@ -250,6 +250,10 @@ struct testapi_key {
 struct testapi_plan {
 	char *host;
 	double period_seconds, period_start; /* 0 unknown */
+	/* How often the collector asks the probe to fetch its plan again:
+	 * confirmation tests may be added in the middle of a period. 0:
+	 * not said (an older collector). */
+	double refresh_seconds;
 	int paused;
 	struct testapi_plan_test *tests;
 	size_t n_tests;

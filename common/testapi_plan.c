@@ -89,13 +89,15 @@ int testapi_plan_encode(const struct testapi_plan *p, char **out)
 			keys = NULL;
 		}
 	/* json_pack's "o" takes both, even when it fails. */
-	return testapi_dump(json_pack("{s:i, s:s, s:f, s:f, s:b, s:o, s:o}",
-				      "version", TESTAPI_VERSION, "host",
-				      p->host, "period_seconds",
-				      p->period_seconds, "period_start",
-				      p->period_start, "paused", p->paused,
-				      "tests", tests, "responder_keys", keys),
-			    out);
+	json_t *o = json_pack("{s:i, s:s, s:f, s:f, s:b, s:o, s:o}", "version",
+			      TESTAPI_VERSION, "host", p->host,
+			      "period_seconds", p->period_seconds,
+			      "period_start", p->period_start, "paused",
+			      p->paused, "tests", tests, "responder_keys", keys);
+
+	if (o && p->refresh_seconds > 0)
+		pl_set_num(o, "refresh_seconds", p->refresh_seconds);
+	return testapi_dump(o, out);
 }
 
 /* ---- decoding ---- */
@@ -401,6 +403,9 @@ static int pl_plan(struct jdec *d, const json_t *o, void *obj)
 	if (!ret)
 		ret = jdec_num(d, o, "period_start", 0, TESTAPI_MAX_TIME, 0,
 			       &p->period_start);
+	if (!ret)
+		ret = jdec_num(d, o, "refresh_seconds", 0, 86400, 0,
+			       &p->refresh_seconds);
 	paused = jdec_get(o, "paused");
 	if (!ret && paused && !json_is_boolean(paused)) {
 		jdec_key(d, "paused");

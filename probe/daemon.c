@@ -241,9 +241,17 @@ static void daemon_collector_due(struct daemon *d, struct timers *t, double now)
 					   : daemon_fetch_plan(d);
 
 		if (!ret) {
+			double every = (double)s->plan_interval;
+
+			/* the collector may add confirmation tests to a plan
+			 * and says how often to look for them */
+			pthread_mutex_lock(&d->lock);
+			if (d->plan_refresh > 0 && d->plan_refresh < every)
+				every = d->plan_refresh;
+			pthread_mutex_unlock(&d->lock);
 			d->need_register = false;
 			backoff_reset(&d->reg_bo);
-			t->plan = now + (double)s->plan_interval;
+			t->plan = now + every;
 		} else {
 			pthread_mutex_lock(&d->lock);
 			d->plan_stale = true;

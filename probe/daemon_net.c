@@ -329,6 +329,7 @@ static void net_plan_take(struct daemon *d, const struct testapi_plan *p,
 	d->have_plan = true;
 	d->plan_stale = false;
 	d->plan_period = p->period_seconds;
+	d->plan_refresh = p->refresh_seconds;
 	pthread_mutex_unlock(&d->lock);
 	pthread_cond_signal(&d->wake);
 	log_debug("plan: %zu test(s)", cnt);

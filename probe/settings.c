@@ -57,8 +57,9 @@ const struct conf_opt probe_conf_opts[] = {
 	     "seconds between counter reads"),
 	DOPT(push_interval, CONF_INT, "30", 1, 86400,
 	     "seconds between counter pushes (the newest read is sent)"),
-	DOPT(plan_interval, CONF_INT, "300", 5, 86400,
-	     "seconds between plan fetches from the collector"),
+	DOPT(plan_interval, CONF_INT, "60", 5, 86400,
+	     "seconds between plan fetches from the collector (at most: "
+	     "the collector's refresh_seconds when shorter)"),
 	DOPT(test_interval, CONF_INT, "300", 1, 86400,
 	     "seconds between static-peer tests (no collector plan)"),
 	DOPT(responder_listen, CONF_STR, NULL, 0, 0,

@@ -130,9 +130,12 @@ class Collector:
             db.close()
 
     def count(self, sql, *args):
+        return self.rows(sql, *args)[0][0]
+
+    def rows(self, sql, *args):
         db = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True)
         try:
-            return db.execute(sql, args).fetchone()[0]
+            return db.execute(sql, args).fetchall()
         finally:
             db.close()
 
