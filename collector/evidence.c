@@ -105,10 +105,8 @@ void evidence_judge(const struct evidence_opts *o, const struct evidence_row *r,
 	double vals[EVIDENCE_MAX_WINDOW], bases[EVIDENCE_MAX_WINDOW];
 	size_t nb = 0;
 
-	*v = (struct evidence_verdict){.first_bad = NAN,
-				       .baseline = NAN,
-				       .figure = NAN,
-				       .worst = NAN};
+	*v = (struct evidence_verdict){
+		.first_bad = NAN, .baseline = NAN, .figure = NAN, .worst = NAN};
 	if (n > EVIDENCE_MAX_WINDOW)
 		n = EVIDENCE_MAX_WINDOW;
 	if (o->judged_results > 0 && n > (size_t)o->judged_results)
@@ -125,9 +123,8 @@ void evidence_judge(const struct evidence_opts *o, const struct evidence_row *r,
 		v->first_bad = r[i].started; /* newest first: the last wins */
 		vals[nb] = r[i].value;
 		bases[nb++] = r[i].baseline;
-		if (isnan(v->worst) ||
-		    (lower_is_worse ? r[i].value < v->worst
-				    : r[i].value > v->worst))
+		if (isnan(v->worst) || (lower_is_worse ? r[i].value < v->worst
+						       : r[i].value > v->worst))
 			v->worst = r[i].value;
 	}
 	count_bad(r, n, v);

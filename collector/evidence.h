@@ -62,17 +62,17 @@ struct evidence_row {
 };
 
 struct evidence_verdict {
-	unsigned judged, bad;	       /* in the window; bad unexplained */
-	unsigned explained;	       /* bad but explained */
-	unsigned peers_bad;	       /* distinct peers of the bad results */
-	unsigned peers_exonerating;    /* of those, exonerating */
-	unsigned ports_bad;	       /* distinct via_port of bad results */
-	unsigned ports_clear;	       /* distinct other via_port with a good
-					* result after the first bad one */
-	unsigned good_run;	       /* good in a row, newest first */
-	int suspect;		       /* K bad and P exonerating peers */
-	int confirm;		       /* needs confirmation tests */
-	double first_bad;	       /* started of the oldest bad row */
+	unsigned judged, bad;		/* in the window; bad unexplained */
+	unsigned explained;		/* bad but explained */
+	unsigned peers_bad;		/* distinct peers of the bad results */
+	unsigned peers_exonerating;	/* of those, exonerating */
+	unsigned ports_bad;		/* distinct via_port of bad results */
+	unsigned ports_clear;		/* distinct other via_port with a good
+					 * result after the first bad one */
+	unsigned good_run;		/* good in a row, newest first */
+	int suspect;			/* K bad and P exonerating peers */
+	int confirm;			/* needs confirmation tests */
+	double first_bad;		/* started of the oldest bad row */
 	double baseline, figure, worst; /* medians of the bad rows; worst */
 };
 

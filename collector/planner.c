@@ -57,7 +57,8 @@ int planner_pset_add(struct pset *s, uint64_t key)
 		s->k = k;
 		s->cap = cap;
 	}
-	for (i = planner_mix64(key) & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
+	for (i = planner_mix64(key) & (s->cap - 1); s->k[i];
+	     i = (i + 1) & (s->cap - 1))
 		if (s->k[i] == key)
 			return 0;
 	s->k[i] = key;
@@ -141,7 +142,8 @@ static int pc_node(struct pctx *c, struct map *cls, struct map *grp, uint32_t i,
 	if (!ret)
 		ret = pc_intern(grp, p->group ? p->group : "", &c->n_groups,
 				&nd->grp);
-	nd->order = hstr(pt->device, planner_hash2(c->seed, hstr(p->host, pt->port)));
+	nd->order = hstr(pt->device,
+			 planner_hash2(c->seed, hstr(p->host, pt->port)));
 	c->n_nodes++;
 	return ret;
 }
@@ -243,7 +245,8 @@ static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
 	c->deg[u]++;
 	c->deg[v]++;
 	if (c->nodes[u].grp != c->nodes[v].grp &&
-	    planner_pset_add(&c->gp_covered, planner_gp_key(c->nodes[u].grp, c->nodes[v].grp)) <
+	    planner_pset_add(&c->gp_covered,
+			     planner_gp_key(c->nodes[u].grp, c->nodes[v].grp)) <
 		    0)
 		return -ENOMEM;
 	return 1;
@@ -320,10 +323,12 @@ static int pc_groups(struct pctx *c, uint32_t *tmp, size_t n)
 			 (start[g + 1] - start[g]);
 	for (size_t g = 0; !ret && g < ng; g++)
 		for (size_t h = g + 1; !ret && h < ng; h++) {
-			uint64_t k = planner_gp_key(c->nodes[tmp[start[g]]].grp,
-					    c->nodes[tmp[start[h]]].grp);
+			uint64_t k =
+				planner_gp_key(c->nodes[tmp[start[g]]].grp,
+					       c->nodes[tmp[start[h]]].grp);
 
-			ret = planner_pset_add(&c->gp_possible, k) < 0 ? -ENOMEM : 0;
+			ret = planner_pset_add(&c->gp_possible, k) < 0 ? -ENOMEM
+								       : 0;
 			if (ret || planner_pset_has(&c->gp_covered, k))
 				continue;
 			ret = pc_group_pair(c, tmp + start[g],
@@ -339,7 +344,8 @@ static int pc_mesh(struct pctx *c, const uint32_t *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (planner_ctx_ok(c, m[i], m[j]) && pc_edge(c, m[i], m[j]) < 0)
+			if (planner_ctx_ok(c, m[i], m[j]) &&
+			    pc_edge(c, m[i], m[j]) < 0)
 				return -ENOMEM;
 	return 0;
 }
@@ -431,8 +437,8 @@ static int pc_slot(const struct pctx *c, const uint32_t *res, size_t nres,
 	return -1;
 }
 
-int planner_ctx_place(struct pctx *c, uint32_t u, uint32_t v,
-		      const char *prof, double secs, uint64_t h, int confirm)
+int planner_ctx_place(struct pctx *c, uint32_t u, uint32_t v, const char *prof,
+		      double secs, uint64_t h, int confirm)
 {
 	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
 	uint32_t res[4] = {u, v, (uint32_t)c->n_nodes + a->probe,

@@ -3,13 +3,14 @@
  * Confirmation tests (planner.h): a port with a bad result that nobody
  * confirmed or cleared is tested against ports of its class with good
  * recent history (a pair the base plan holds may be tested once more: it
- * may have run already, and the test has its own id), in the first free rounds from a pseudo-random start,
- * under the same duty budget as every test; a device whose bad results
- * all came through one port has its other ports tested. At most
- * confirm_share of the period's tests (and at least confirm_tests) are
- * confirmations; what finds no peer or no room is counted, not dropped in
- * silence. At the turn of a period they are placed before the base plan;
- * in the middle of one they are added around the tests already planned.
+ * may have run already, and the test has its own id), in the first free rounds
+ * from a pseudo-random start, under the same duty budget as every test; a
+ * device whose bad results all came through one port has its other ports
+ * tested. At most confirm_share of the period's tests (and at least
+ * confirm_tests) are confirmations; what finds no peer or no room is counted,
+ * not dropped in silence. At the turn of a period they are placed before the
+ * base plan; in the middle of one they are added around the tests already
+ * planned.
  */
 #include "map.h"
 #include "planner_int.h"
@@ -166,8 +167,7 @@ int planner_ctx_confirm(struct pctx *c, const struct planner_confirm *cf,
 		if (u == UINT32_MAX) /* not ACTIVE, or unknown: no test */
 			c->plan->confirm_unplaced += c->o->confirm_tests;
 		else
-			ret = cf_node(c, u, cf[i].profile,
-				      c->o->confirm_tests);
+			ret = cf_node(c, u, cf[i].profile, c->o->confirm_tests);
 	}
 	return ret;
 }
@@ -195,8 +195,8 @@ static int cf_mark(struct pctx *c, const struct planner_test *t)
 	c->used[u] += e - s;
 	c->used[v] += e - s;
 	if (planner_pset_add(&c->pairs, planner_pair_key(u, v)) < 0 ||
-	    (t->confirm && planner_pset_add(&c->confirm_pairs,
-					    planner_pair_key(u, v)) < 0))
+	    (t->confirm &&
+	     planner_pset_add(&c->confirm_pairs, planner_pair_key(u, v)) < 0))
 		return -ENOMEM;
 	return 0;
 }

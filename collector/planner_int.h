@@ -78,8 +78,8 @@ int planner_ctx_sched(struct pctx *c);
  * (initiator) and @v in the first free run of rounds from a start drawn
  * from @h, within both ports' duty budget. 1 placed, 0 no room, -ENOMEM.
  */
-int planner_ctx_place(struct pctx *c, uint32_t u, uint32_t v,
-		      const char *prof, double secs, uint64_t h, int confirm);
+int planner_ctx_place(struct pctx *c, uint32_t u, uint32_t v, const char *prof,
+		      double secs, uint64_t h, int confirm);
 /* The confirmation tests of @cf[0..n-1] (planner_confirm.c). */
 int planner_ctx_confirm(struct pctx *c, const struct planner_confirm *cf,
 			size_t n);

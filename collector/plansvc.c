@@ -77,8 +77,9 @@ static int plansvc_cmp_host(const void *key, const void *elem)
 }
 
 /* The (probe, port) of evidence entry @e in ps->in; 0, or -ENOENT. */
-static int plansvc_where(const struct plansvc *ps, const struct evidence_port *e,
-			 uint32_t *probe, uint32_t *port)
+static int plansvc_where(const struct plansvc *ps,
+			 const struct evidence_port *e, uint32_t *probe,
+			 uint32_t *port)
 {
 	const struct planner_probe *p = bsearch(
 		e->host, ps->in, ps->n_in, sizeof(*ps->in), plansvc_cmp_host);
@@ -115,8 +116,9 @@ static void plansvc_targets(const struct plansvc *ps, const size_t *off,
 		return;
 	pr = &ps->in[p];
 	for (uint32_t j = 0; j < pr->n_ports; j++)
-		if (q == PLANNER_DEVICE ? !strcmp(pr->ports[j].device, e->device)
-					: j == q)
+		if (q == PLANNER_DEVICE
+			    ? !strcmp(pr->ports[j].device, e->device)
+			    : j == q)
 			fn(arg, off[p] + j);
 }
 
@@ -212,8 +214,8 @@ static int plansvc_ev_load(struct plansvc *ps, struct store *st, double now,
 			   struct plansvc_ev *e)
 {
 	/* good recent history: judged good within two periods */
-	int ret = store_evidence_lists(
-		st, now - 2 * ps->o.planner.period, &e->l);
+	int ret =
+		store_evidence_lists(st, now - 2 * ps->o.planner.period, &e->l);
 
 	if (ret)
 		return ret;
@@ -300,9 +302,9 @@ static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 	uint64_t version = store_evidence_version(st);
 	size_t before = ps->plan->n_confirm;
 	struct plansvc_ev ev = {0};
-	unsigned first = (unsigned)ceil((now + ps->o.plan_refresh -
-					 ps->period_start) /
-					ps->plan->round_seconds);
+	unsigned first =
+		(unsigned)ceil((now + ps->o.plan_refresh - ps->period_start) /
+			       ps->plan->round_seconds);
 	int ret = plansvc_ev_load(ps, st, now, &ev);
 
 	if (!ret && ev.n_cf && first < ps->plan->rounds)

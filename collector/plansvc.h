@@ -6,11 +6,11 @@
  * replan_interval, adds confirmation tests to the current plan when the
  * evidence asks for them (store_evidence.h; at most every replan_interval,
  * at least plan_refresh ahead so the probes see them in time), and answers
- * GET /api/v1/plan and GET /api/v1/coverage as JSON text. Each test in a plan carries the initiator's ticket for
- * it, and each plan the host's own responder keys for this period and
- * the next (common/ticket.h: derived from one master key, so a replan or
- * a restart mints the same). Only the writer thread calls it, inside its
- * transaction.
+ * GET /api/v1/plan and GET /api/v1/coverage as JSON text. Each test in a plan
+ * carries the initiator's ticket for it, and each plan the host's own responder
+ * keys for this period and the next (common/ticket.h: derived from one master
+ * key, so a replan or a restart mints the same). Only the writer thread calls
+ * it, inside its transaction.
  */
 #ifndef IBPULSE_COLLECTOR_PLANSVC_H
 #define IBPULSE_COLLECTOR_PLANSVC_H

@@ -1,262 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
  * Evidence per element in SQLite (store_evidence.h; the rules in
- * evidence.h, the tables in schema/005_evidence.sql). Adding a result
- * costs a few indexed statements per element; the judgement runs once per
- * batch over the elements the batch touched and those whose bad results
- * point at them (a peer's new result can exonerate them), so a healthy
- * fabric costs one window read per element judged.
+ * evidence.h, the tables in schema/005_evidence.sql): adding a judged
+ * result to the windows of its four elements, and judging the elements a
+ * batch touched. Adding a result costs a few indexed statements per
+ * element; the judgement runs once per batch over the elements the batch
+ * touched and those whose bad results point at them (a peer's new result
+ * can exonerate them), so a healthy fabric costs one window read per
+ * element judged.
  */
-#include "store_evidence.h"
 #include "log.h"
 #include "report.h"
+#include "store_evidence_int.h"
 #include "store_int.h"
 #include "store_regress_int.h"
 #include "testapi.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum esql {
-	ESQL_EL_UPSERT,
-	ESQL_REC_INS,
-	ESQL_REC_TRIM,
-	ESQL_EL_GET,
-	ESQL_WINDOW,
-	ESQL_EL_UPD,
-	ESQL_REFERRERS,
-	ESQL_SUS_INS,
-	ESQL_SUS_TICK,
-	ESQL_SUS_CLOSE,
-	ESQL_DEV_EL,
-	ESQL_DEV_PORTS_OPEN,
-	ESQL_PCIE,
-	ESQL_GP_EXPLAINS,
-	ESQL_CONFIRMS,
-	ESQL_GOOD,
-	ESQL_SUSPECTS,
-	ESQL_RET_SUS,
-	ESQL_RET_EL,
-	ESQL_PRUNE_STALE_SUS,
-	ESQL_PRUNE_STALE_EL,
-	ESQL_PRUNE_SUS,
-	ESQL_COUNT
-};
-
-/* clang-format off */
-static const char *const esql_text[ESQL_COUNT] = {
-	[ESQL_EL_UPSERT] =
-		"INSERT INTO element (kind, host, device, port, profile, metric, updated) "
-		"VALUES (:kind, :host, :device, :port, :profile, :metric, :now) "
-		"ON CONFLICT (kind, host, device, port, profile, metric) "
-		"DO UPDATE SET updated = :now RETURNING id, suspect_id",
-	[ESQL_REC_INS] =
-		"INSERT INTO element_recent (element_id, started, peer_id, via_port, value, baseline, bad) "
-		"VALUES (:el, :started, :peer, :via, :value, :baseline, :bad)",
-	[ESQL_REC_TRIM] =
-		"DELETE FROM element_recent WHERE element_id = :el AND rowid NOT IN "
-		"(SELECT rowid FROM element_recent WHERE element_id = :el "
-		"ORDER BY started DESC, rowid DESC LIMIT :keep)",
-	[ESQL_EL_GET] =
-		"SELECT kind, host, device, port, profile, metric, window_from, suspect_id, confirm "
-		"FROM element WHERE id = :el",
-	[ESQL_WINDOW] =
-		"SELECT started, peer_id, via_port, value, baseline, bad FROM element_recent "
-		"WHERE element_id = :el AND started > :from "
-		"ORDER BY started DESC, rowid DESC LIMIT :keep",
-	[ESQL_EL_UPD] =
-		"UPDATE element SET status = :status, confirm = :confirm, judged = :judged, "
-		"bad = :bad, peers_bad = :peers_bad, peers_exonerating = :peers_ex, "
-		"good_run = :good_run, last_started = :last, window_from = :from, "
-		"suspect_id = :sus, updated = :now WHERE id = :el",
-	[ESQL_REFERRERS] =
-		"SELECT DISTINCT element_id FROM element_recent WHERE peer_id = :el AND bad = 1",
-	[ESQL_SUS_INS] =
-		"INSERT INTO suspect (kind, host, device, port, profile, metric, since, first_bad, "
-		"opened, judged_results, bad_results, good_results, peers_bad, peers_exonerating, "
-		"baseline, figure, worst, last, updated) "
-		"VALUES (:kind, :host, :device, :port, :profile, :metric, :now, :first_bad, "
-		":opened, :judged, :bad, :good, :peers_bad, :peers_ex, "
-		":baseline, :figure, :worst, :last, :now) RETURNING id",
-	[ESQL_SUS_TICK] =
-		"UPDATE suspect SET bad_results = bad_results + :bad, "
-		"good_results = good_results + 1 - :bad, last = :value, "
-		"worst = CASE WHEN :bad AND ((:lower AND :value < worst) OR "
-		"(NOT :lower AND :value > worst)) THEN :value ELSE worst END, "
-		"updated = :now WHERE id = :sus AND closed IS NULL",
-	[ESQL_SUS_CLOSE] =
-		"UPDATE suspect SET closed = :now, close_reason = :reason, updated = :now "
-		"WHERE id = :sus AND closed IS NULL",
-	[ESQL_DEV_EL] =
-		"SELECT suspect_id FROM element WHERE kind = 'device' AND host = :host "
-		"AND device = :device AND port = 0 AND profile = :profile AND metric = :metric",
-	[ESQL_DEV_PORTS_OPEN] =
-		"SELECT id, suspect_id FROM element WHERE kind = 'port' AND host = :host "
-		"AND device = :device AND profile = :profile AND metric = :metric "
-		"AND suspect_id IS NOT NULL",
-	[ESQL_PCIE] =
-		"SELECT d.pcie_cur_speed_gts, d.pcie_max_speed_gts, d.pcie_cur_width, "
-		"d.pcie_max_width FROM host h JOIN device d ON d.host_id = h.id "
-		"AND d.name = :device WHERE h.name = :host",
-	[ESQL_GP_EXPLAINS] =
-		"SELECT 1 FROM group_pair_suspect g, "
-		"(SELECT l.value AS v FROM probe p JOIN probe_label l ON l.probe_id = p.id "
-		"AND l.key = :label WHERE p.host = :host) a, "
-		"(SELECT l.value AS v FROM probe p JOIN probe_label l ON l.probe_id = p.id "
-		"AND l.key = :label WHERE p.host = :peer) b "
-		"WHERE g.profile = :profile AND g.metric = :metric AND "
-		"((g.group_a = a.v AND g.group_b = b.v) OR (g.group_a = b.v AND g.group_b = a.v))",
-	[ESQL_CONFIRMS] =
-		"SELECT host, device, port, profile FROM element WHERE confirm != 0 "
-		"ORDER BY host, device, port, profile",
-	[ESQL_GOOD] =
-		"SELECT host, device, port, profile FROM element WHERE kind = 'port' "
-		"AND confirm = 0 AND suspect_id IS NULL AND good_run > 0 "
-		"AND last_started >= :since",
-	[ESQL_SUSPECTS] =
-		"SELECT host, device, port, profile FROM element WHERE suspect_id IS NOT NULL",
-	[ESQL_RET_SUS] = "DELETE FROM suspect WHERE host = :host",
-	[ESQL_RET_EL] = "DELETE FROM element WHERE host = :host",
-	[ESQL_PRUNE_STALE_SUS] =
-		"UPDATE suspect SET closed = :now, close_reason = 'stale', updated = :now "
-		"WHERE id IN (SELECT suspect_id FROM element WHERE suspect_id IS NOT NULL "
-		"AND last_started < :stale LIMIT :batch)",
-	[ESQL_PRUNE_STALE_EL] =
-		"DELETE FROM element WHERE id IN (SELECT e.id FROM element e "
-		"WHERE e.last_started < :stale AND (e.suspect_id IS NULL OR EXISTS "
-		"(SELECT 1 FROM suspect s WHERE s.id = e.suspect_id AND s.closed IS NOT NULL)) "
-		"LIMIT :batch)",
-	[ESQL_PRUNE_SUS] =
-		"DELETE FROM suspect WHERE id IN (SELECT id FROM suspect "
-		"WHERE closed IS NOT NULL AND closed < :cutoff LIMIT :batch)",
-};
-/* clang-format on */
-
-struct store_evidence {
-	struct evidence_opts o;
-	char *group_label; /* NULL: no groups */
-	sqlite3_stmt *s[ESQL_COUNT];
-	int64_t *touched; /* element ids added to in this batch */
-	size_t n_touched, cap_touched;
-	uint64_t version; /* bumped when confirmations may have changed */
-};
-
-/* ---- statements and named binds ---- */
-
-static sqlite3_stmt *ev_stmt(struct store_evidence *ev, enum esql which)
-{
-	sqlite3_stmt *s = ev->s[which];
-
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return s;
-}
-
-/*
- * The index of parameter @name. A name the statement lacks is a bug of
- * this file: logged, and the bind then fails (SQLITE_RANGE), which the
- * unit tests see as a wrong result.
- */
-static int ev_idx(sqlite3_stmt *s, const char *name)
-{
-	int i = sqlite3_bind_parameter_index(s, name);
-
-	if (!i)
-		log_err("evidence: no parameter %s in: %s", name,
-			sqlite3_sql(s));
-	return i;
-}
-
-static void ev_text(sqlite3_stmt *s, const char *name, const char *v)
-{
-	store_bind_text(s, ev_idx(s, name), v);
-}
-
-static void ev_int(sqlite3_stmt *s, const char *name, int64_t v)
-{
-	sqlite3_bind_int64(s, ev_idx(s, name), v);
-}
-
-static void ev_real(sqlite3_stmt *s, const char *name, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, ev_idx(s, name));
-	else
-		sqlite3_bind_double(s, ev_idx(s, name), v);
-}
-
-static double ev_col_real(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL
-		       ? NAN
-		       : sqlite3_column_double(s, i);
-}
-
-static const char *ev_col_text(sqlite3_stmt *s, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(s, i);
-
-	return v ? v : "";
-}
-
-int store_evidence_prepare(struct store *st, const struct evidence_opts *o,
-			   const char *group_label, struct store_evidence **out)
-{
-	struct store_evidence *ev = calloc(1, sizeof(*ev));
-
-	*out = NULL;
-	if (!ev)
-		return -ENOMEM;
-	ev->o = *o;
-	if (group_label && !(ev->group_label = strdup(group_label))) {
-		free(ev);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < ESQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, esql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &ev->s[i], NULL);
-
-		if (rc != SQLITE_OK) {
-			int ret = store_err(st, rc, esql_text[i]);
-
-			store_evidence_finalize(ev);
-			return ret;
-		}
-	}
-	*out = ev;
-	return 0;
-}
-
-void store_evidence_finalize(struct store_evidence *ev)
-{
-	if (!ev)
-		return;
-	for (int i = 0; i < ESQL_COUNT; i++)
-		sqlite3_finalize(ev->s[i]);
-	free(ev->group_label);
-	free(ev->touched);
-	free(ev);
-}
-
-void store_evidence_reset(struct store *st)
-{
-	struct store_evidence *ev = store_regress_evidence(st);
-
-	if (ev)
-		ev->n_touched = 0;
-}
-
-uint64_t store_evidence_version(struct store *st)
-{
-	struct store_evidence *ev = store_regress_evidence(st);
-
-	return ev ? ev->version : 0;
-}
 
 /* ---- adding a result ---- */
 
@@ -286,16 +50,16 @@ static int ev_upsert(struct store *st, struct store_evidence *ev,
 		     struct ev_end *e, const char *profile, const char *metric,
 		     double now)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_EL_UPSERT);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_EL_UPSERT);
 	int rc;
 
-	ev_text(s, ":kind", e->port ? "port" : "device");
-	ev_text(s, ":host", e->host);
-	ev_text(s, ":device", e->device);
-	ev_int(s, ":port", e->port);
-	ev_text(s, ":profile", profile);
-	ev_text(s, ":metric", metric);
-	ev_real(s, ":now", now);
+	evidence_text(s, ":kind", e->port ? "port" : "device");
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
+	evidence_int(s, ":port", e->port);
+	evidence_text(s, ":profile", profile);
+	evidence_text(s, ":metric", metric);
+	evidence_real(s, ":now", now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		e->id = sqlite3_column_int64(s, 0);
@@ -315,30 +79,30 @@ static int ev_row(struct store *st, struct store_evidence *ev,
 		  const struct ev_end *e, const struct ev_end *peer,
 		  const struct ev_judged *j)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_REC_INS);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_REC_INS);
 	int ret;
 
-	ev_int(s, ":el", e->id);
-	ev_real(s, ":started", j->started);
-	ev_int(s, ":peer", peer->id);
-	ev_int(s, ":via", e->via);
-	ev_real(s, ":value", j->value);
-	ev_real(s, ":baseline", j->baseline);
-	ev_int(s, ":bad", j->bad);
+	evidence_int(s, ":el", e->id);
+	evidence_real(s, ":started", j->started);
+	evidence_int(s, ":peer", peer->id);
+	evidence_int(s, ":via", e->via);
+	evidence_real(s, ":value", j->value);
+	evidence_real(s, ":baseline", j->baseline);
+	evidence_int(s, ":bad", j->bad);
 	ret = store_done(st, s, "element_recent");
 	if (ret)
 		return ret;
-	s = ev_stmt(ev, ESQL_REC_TRIM);
-	ev_int(s, ":el", e->id);
-	ev_int(s, ":keep", ev->o.judged_results);
+	s = evidence_stmt(ev, ESQL_REC_TRIM);
+	evidence_int(s, ":el", e->id);
+	evidence_int(s, ":keep", ev->o.judged_results);
 	ret = store_done(st, s, "element_recent trim");
 	if (!ret && e->suspect) {
-		s = ev_stmt(ev, ESQL_SUS_TICK);
-		ev_int(s, ":sus", e->suspect);
-		ev_int(s, ":bad", j->bad);
-		ev_int(s, ":lower", j->lower_is_worse);
-		ev_real(s, ":value", j->value);
-		ev_real(s, ":now", j->now);
+		s = evidence_stmt(ev, ESQL_SUS_TICK);
+		evidence_int(s, ":sus", e->suspect);
+		evidence_int(s, ":bad", j->bad);
+		evidence_int(s, ":lower", j->lower_is_worse);
+		evidence_real(s, ":value", j->value);
+		evidence_real(s, ":now", j->now);
 		ret = store_done(st, s, "suspect");
 	}
 	return ret ? ret : ev_touch(ev, e->id);
@@ -357,12 +121,8 @@ int store_evidence_add(struct store *st, const char *host,
 		{host, t->local_device, 0, t->local_port, 0, 0},
 		{t->peer_host, t->peer_device, 0, t->peer_port, 0, 0},
 	};
-	struct ev_judged j = {t->started,
-			      value,
-			      baseline,
-			      now,
-			      bad,
-			      m == BASELINE_BANDWIDTH};
+	struct ev_judged j = {t->started, value, baseline,
+			      now,	  bad,	 m == BASELINE_BANDWIDTH};
 	int same_dev = !strcmp(host, t->peer_host) &&
 		       !strcmp(t->local_device, t->peer_device);
 	int ret = 0;
@@ -400,27 +160,29 @@ static void ev_el_free(struct ev_el *e)
 static int ev_load(struct store *st, struct store_evidence *ev, int64_t id,
 		   struct ev_el *e)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_EL_GET);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_EL_GET);
 	int rc, ret = 0;
 
 	memset(e, 0, sizeof(*e));
-	ev_int(s, ":el", id);
+	evidence_int(s, ":el", id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		e->id = id;
-		snprintf(e->kind, sizeof(e->kind), "%s", ev_col_text(s, 0));
-		e->host = strdup(ev_col_text(s, 1));
-		e->device = strdup(ev_col_text(s, 2));
+		snprintf(e->kind, sizeof(e->kind), "%s",
+			 evidence_col_text(s, 0));
+		e->host = strdup(evidence_col_text(s, 1));
+		e->device = strdup(evidence_col_text(s, 2));
 		e->port = (unsigned)sqlite3_column_int(s, 3);
-		e->profile = strdup(ev_col_text(s, 4));
-		e->metric = strdup(ev_col_text(s, 5));
+		e->profile = strdup(evidence_col_text(s, 4));
+		e->metric = strdup(evidence_col_text(s, 5));
 		e->window_from = sqlite3_column_double(s, 6);
 		e->suspect = sqlite3_column_int64(s, 7);
 		e->confirm = sqlite3_column_int(s, 8);
 		if (!e->host || !e->device || !e->profile || !e->metric)
 			ret = -ENOMEM;
 	} else {
-		ret = rc == SQLITE_DONE ? -ENOENT : store_err(st, rc, "element");
+		ret = rc == SQLITE_DONE ? -ENOENT
+					: store_err(st, rc, "element");
 	}
 	sqlite3_reset(s);
 	if (ret)
@@ -432,14 +194,14 @@ static int ev_load(struct store *st, struct store_evidence *ev, int64_t id,
 static int ev_window(struct store *st, struct store_evidence *ev, int64_t id,
 		     double from, struct evidence_row *r, size_t *n)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_WINDOW);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_WINDOW);
 	int rc;
 
-	ev_int(s, ":el", id);
-	ev_real(s, ":from", from);
-	ev_int(s, ":keep", ev->o.judged_results);
-	for (*n = 0; *n < EVIDENCE_MAX_WINDOW &&
-		     (rc = sqlite3_step(s)) == SQLITE_ROW;
+	evidence_int(s, ":el", id);
+	evidence_real(s, ":from", from);
+	evidence_int(s, ":keep", ev->o.judged_results);
+	for (*n = 0;
+	     *n < EVIDENCE_MAX_WINDOW && (rc = sqlite3_step(s)) == SQLITE_ROW;
 	     (*n)++) {
 		struct evidence_row *x = &r[*n];
 
@@ -466,12 +228,12 @@ static int ev_group_explains(struct store *st, struct store_evidence *ev,
 
 	if (!ev->group_label)
 		return 0;
-	s = ev_stmt(ev, ESQL_GP_EXPLAINS);
-	ev_text(s, ":label", ev->group_label);
-	ev_text(s, ":host", self->host);
-	ev_text(s, ":peer", peer_host);
-	ev_text(s, ":profile", self->profile);
-	ev_text(s, ":metric", self->metric);
+	s = evidence_stmt(ev, ESQL_GP_EXPLAINS);
+	evidence_text(s, ":label", ev->group_label);
+	evidence_text(s, ":host", self->host);
+	evidence_text(s, ":peer", peer_host);
+	evidence_text(s, ":profile", self->profile);
+	evidence_text(s, ":metric", self->metric);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -491,8 +253,7 @@ static int ev_peers(struct store *st, struct store_evidence *ev,
 
 		if (!r[i].bad)
 			continue;
-		for (j = 0; j < i && !(r[j].bad && r[j].peer == r[i].peer);
-		     j++)
+		for (j = 0; j < i && !(r[j].bad && r[j].peer == r[i].peer); j++)
 			;
 		if (j < i) { /* that peer was looked at already */
 			r[i].peer_fine = r[j].peer_fine;
@@ -525,14 +286,14 @@ static int ev_peers(struct store *st, struct store_evidence *ev,
 static int ev_device_suspect(struct store *st, struct store_evidence *ev,
 			     const struct ev_el *e, int64_t *sus)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_DEV_EL);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_DEV_EL);
 	int rc;
 
 	*sus = 0;
-	ev_text(s, ":host", e->host);
-	ev_text(s, ":device", e->device);
-	ev_text(s, ":profile", e->profile);
-	ev_text(s, ":metric", e->metric);
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
+	evidence_text(s, ":profile", e->profile);
+	evidence_text(s, ":metric", e->metric);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*sus = sqlite3_column_int64(s, 0);
@@ -546,21 +307,21 @@ static int ev_device_suspect(struct store *st, struct store_evidence *ev,
 static int ev_pcie_degraded(struct store *st, struct store_evidence *ev,
 			    const struct ev_el *e)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_PCIE);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_PCIE);
 	struct report_pcie p = {.cur_speed_gts = -1,
 				.max_speed_gts = -1,
 				.cur_width = -1,
 				.max_width = -1};
 	int rc;
 
-	ev_text(s, ":host", e->host);
-	ev_text(s, ":device", e->device);
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		double v[4];
 
 		for (int i = 0; i < 4; i++)
-			v[i] = ev_col_real(s, i);
+			v[i] = evidence_col_real(s, i);
 		p.cur_speed_gts = isnan(v[0]) ? -1 : v[0];
 		p.max_speed_gts = isnan(v[1]) ? -1 : v[1];
 		p.cur_width = isnan(v[2]) ? -1 : (int)v[2];
@@ -575,11 +336,11 @@ static int ev_pcie_degraded(struct store *st, struct store_evidence *ev,
 static int ev_close(struct store *st, struct store_evidence *ev, int64_t sus,
 		    const char *reason, double now)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_SUS_CLOSE);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_SUS_CLOSE);
 
-	ev_int(s, ":sus", sus);
-	ev_text(s, ":reason", reason);
-	ev_real(s, ":now", now);
+	evidence_int(s, ":sus", sus);
+	evidence_text(s, ":reason", reason);
+	evidence_real(s, ":now", now);
 	return store_done(st, s, "suspect close");
 }
 
@@ -587,27 +348,27 @@ static int ev_open(struct store *st, struct store_evidence *ev,
 		   const struct ev_el *e, const struct evidence_verdict *v,
 		   const struct evidence_row *newest, double now, int64_t *id)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_SUS_INS);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_SUS_INS);
 	int rc;
 
-	ev_text(s, ":kind", e->kind);
-	ev_text(s, ":host", e->host);
-	ev_text(s, ":device", e->device);
-	ev_int(s, ":port", e->port);
-	ev_text(s, ":profile", e->profile);
-	ev_text(s, ":metric", e->metric);
-	ev_real(s, ":now", now);
-	ev_real(s, ":first_bad", v->first_bad);
-	ev_real(s, ":opened", newest->started);
-	ev_int(s, ":judged", v->judged);
-	ev_int(s, ":bad", v->bad);
-	ev_int(s, ":good", v->judged - v->bad);
-	ev_int(s, ":peers_bad", v->peers_bad);
-	ev_int(s, ":peers_ex", v->peers_exonerating);
-	ev_real(s, ":baseline", v->baseline);
-	ev_real(s, ":figure", v->figure);
-	ev_real(s, ":worst", v->worst);
-	ev_real(s, ":last", newest->value);
+	evidence_text(s, ":kind", e->kind);
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
+	evidence_int(s, ":port", e->port);
+	evidence_text(s, ":profile", e->profile);
+	evidence_text(s, ":metric", e->metric);
+	evidence_real(s, ":now", now);
+	evidence_real(s, ":first_bad", v->first_bad);
+	evidence_real(s, ":opened", newest->started);
+	evidence_int(s, ":judged", v->judged);
+	evidence_int(s, ":bad", v->bad);
+	evidence_int(s, ":good", v->judged - v->bad);
+	evidence_int(s, ":peers_bad", v->peers_bad);
+	evidence_int(s, ":peers_ex", v->peers_exonerating);
+	evidence_real(s, ":baseline", v->baseline);
+	evidence_real(s, ":figure", v->figure);
+	evidence_real(s, ":worst", v->worst);
+	evidence_real(s, ":last", newest->value);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(s, 0);
@@ -617,8 +378,8 @@ static int ev_open(struct store *st, struct store_evidence *ev,
 	log_info("suspect: %s %s %s%s%.0u %s %s: %u of %u results bad, %u "
 		 "peers exonerating, %.4g against a baseline of %.4g",
 		 e->kind, e->host, e->device, e->port ? "/" : "", e->port,
-		 e->profile, e->metric, v->bad, v->judged,
-		 v->peers_exonerating, v->figure, v->baseline);
+		 e->profile, e->metric, v->bad, v->judged, v->peers_exonerating,
+		 v->figure, v->baseline);
 	return 0;
 }
 
@@ -665,17 +426,18 @@ static void ev_ids_unique(struct ev_ids *q)
 
 /* The port suspects of device @e close: the device explains them. */
 static int ev_close_ports(struct store *st, struct store_evidence *ev,
-			  const struct ev_el *e, double now, struct ev_ids *redo)
+			  const struct ev_el *e, double now,
+			  struct ev_ids *redo)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_DEV_PORTS_OPEN);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_DEV_PORTS_OPEN);
 	int64_t ids[64], sus[64];
 	size_t n = 0;
 	int rc, ret = 0;
 
-	ev_text(s, ":host", e->host);
-	ev_text(s, ":device", e->device);
-	ev_text(s, ":profile", e->profile);
-	ev_text(s, ":metric", e->metric);
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
+	evidence_text(s, ":profile", e->profile);
+	evidence_text(s, ":metric", e->metric);
 	while (n < 64 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ids[n] = sqlite3_column_int64(s, 0);
 		sus[n++] = sqlite3_column_int64(s, 1);
@@ -712,8 +474,9 @@ static int ev_decide(struct store *st, struct store_evidence *ev,
 		return ret;
 	if (e->suspect) {
 		const char *why =
-			v->good_run >= (unsigned)ev->o.good_results ? "recovered"
-			: port && dev				    ? "device"
+			v->good_run >= (unsigned)ev->o.good_results
+				? "recovered"
+			: port && dev ? "device"
 			: v->explained && v->bad < (unsigned)ev->o.bad_results
 				? "explained"
 				: NULL;
@@ -747,23 +510,24 @@ static int ev_save(struct store *st, struct store_evidence *ev,
 		   const struct evidence_row *r, size_t n, int confirm,
 		   double now)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_EL_UPD);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_EL_UPD);
 
-	ev_int(s, ":el", e->id);
-	ev_text(s, ":status", e->suspect ? "suspect"
-			      : v->bad	 ? "watch"
-					 : "ok");
-	ev_int(s, ":confirm", confirm);
-	ev_int(s, ":judged", v->judged);
-	ev_int(s, ":bad", v->bad);
-	ev_int(s, ":peers_bad", v->peers_bad);
-	ev_int(s, ":peers_ex", v->peers_exonerating);
-	ev_int(s, ":good_run", v->good_run);
-	ev_real(s, ":last", n ? r[0].started : NAN);
-	ev_real(s, ":from", e->window_from);
+	evidence_int(s, ":el", e->id);
+	evidence_text(s, ":status",
+		      e->suspect ? "suspect"
+		      : v->bad	 ? "watch"
+				 : "ok");
+	evidence_int(s, ":confirm", confirm);
+	evidence_int(s, ":judged", v->judged);
+	evidence_int(s, ":bad", v->bad);
+	evidence_int(s, ":peers_bad", v->peers_bad);
+	evidence_int(s, ":peers_ex", v->peers_exonerating);
+	evidence_int(s, ":good_run", v->good_run);
+	evidence_real(s, ":last", n ? r[0].started : NAN);
+	evidence_real(s, ":from", e->window_from);
 	if (e->suspect)
-		ev_int(s, ":sus", e->suspect);
-	ev_real(s, ":now", now);
+		evidence_int(s, ":sus", e->suspect);
+	evidence_real(s, ":now", now);
 	return store_done(st, s, "element update");
 }
 
@@ -772,9 +536,8 @@ static int ev_save(struct store *st, struct store_evidence *ev,
  * suspects opened or closed, its row. Elements whose judgement must be
  * redone in this flush are added to @redo.
  */
-static int ev_judge_one(struct store *st, struct store_evidence *ev,
-			int64_t id, double now, struct ev_ids *redo,
-			struct ev_change *ch)
+static int ev_judge_one(struct store *st, struct store_evidence *ev, int64_t id,
+			double now, struct ev_ids *redo, struct ev_change *ch)
 {
 	struct evidence_row r[EVIDENCE_MAX_WINDOW];
 	struct evidence_verdict v;
@@ -819,10 +582,10 @@ static int ev_judge_one(struct store *st, struct store_evidence *ev,
 static int ev_referrers(struct store *st, struct store_evidence *ev, int64_t id,
 			struct ev_ids *q)
 {
-	sqlite3_stmt *s = ev_stmt(ev, ESQL_REFERRERS);
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_REFERRERS);
 	int rc, ret = 0;
 
-	ev_int(s, ":el", id);
+	evidence_int(s, ":el", id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = ev_ids_push(q, sqlite3_column_int64(s, 0));
 	sqlite3_reset(s);
@@ -878,153 +641,4 @@ int store_evidence_flush(struct store *st, double now)
 	free(redo.v);
 	ev->n_touched = 0;
 	return ret;
-}
-
-/* ---- the planner's lists ---- */
-
-/* Append each row (host, device, port, profile) of @s to @a. */
-static int ev_list(struct store *st, sqlite3_stmt *s, struct evidence_port **a,
-		   size_t *n)
-{
-	size_t cap = 0;
-	int rc;
-
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct evidence_port *e;
-
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			e = realloc(*a, cap * sizeof(*e));
-			if (!e)
-				break;
-			*a = e;
-		}
-		e = &(*a)[(*n)++];
-		e->host = strdup(ev_col_text(s, 0));
-		e->device = strdup(ev_col_text(s, 1));
-		e->port = (unsigned)sqlite3_column_int(s, 2);
-		e->profile = strdup(ev_col_text(s, 3));
-		if (!e->host || !e->device || !e->profile)
-			break;
-	}
-	sqlite3_reset(s);
-	if (rc == SQLITE_DONE)
-		return 0;
-	return rc == SQLITE_ROW ? -ENOMEM : store_err(st, rc, "evidence list");
-}
-
-int store_evidence_lists(struct store *st, double since,
-			 struct evidence_lists *l)
-{
-	struct store_evidence *ev = store_regress_evidence(st);
-	sqlite3_stmt *s;
-	int ret;
-
-	memset(l, 0, sizeof(*l));
-	if (!ev)
-		return 0;
-	ret = ev_list(st, ev_stmt(ev, ESQL_CONFIRMS), &l->confirm,
-		      &l->n_confirm);
-	if (!ret) {
-		s = ev_stmt(ev, ESQL_GOOD);
-		ev_real(s, ":since", since);
-		ret = ev_list(st, s, &l->good, &l->n_good);
-	}
-	if (!ret)
-		ret = ev_list(st, ev_stmt(ev, ESQL_SUSPECTS), &l->suspect,
-			      &l->n_suspect);
-	if (ret)
-		store_evidence_lists_free(l);
-	return ret;
-}
-
-static void ev_list_free(struct evidence_port *a, size_t n)
-{
-	for (size_t i = 0; a && i < n; i++) {
-		free(a[i].host);
-		free(a[i].device);
-		free(a[i].profile);
-	}
-	free(a);
-}
-
-void store_evidence_lists_free(struct evidence_lists *l)
-{
-	ev_list_free(l->confirm, l->n_confirm);
-	ev_list_free(l->good, l->n_good);
-	ev_list_free(l->suspect, l->n_suspect);
-	memset(l, 0, sizeof(*l));
-}
-
-/* ---- retire and prune ---- */
-
-int store_evidence_retire(struct store *st, const char *host, double now,
-			  size_t *changes)
-{
-	struct store_evidence *ev = store_regress_evidence(st);
-	sqlite3_stmt *s;
-	int ret;
-
-	*changes = 0;
-	if (!ev)
-		return 0;
-	s = ev_stmt(ev, ESQL_RET_SUS);
-	ev_text(s, ":host", host);
-	ret = store_done(st, s, "retire suspects");
-	if (!ret)
-		*changes += (size_t)sqlite3_changes(st->db);
-	if (!ret) {
-		s = ev_stmt(ev, ESQL_RET_EL);
-		ev_text(s, ":host", host);
-		ret = store_done(st, s, "retire elements");
-	}
-	if (!ret) {
-		*changes += (size_t)sqlite3_changes(st->db);
-		ev->version++;
-	}
-	return ret;
-}
-
-/* Run prune statement @which; its changes in *@n. */
-static int ev_prune_one(struct store *st, struct store_evidence *ev,
-			enum esql which, double now, double t, long long batch,
-			size_t *n)
-{
-	sqlite3_stmt *s = ev_stmt(ev, which);
-	int ret;
-
-	if (sqlite3_bind_parameter_index(s, ":now"))
-		ev_real(s, ":now", now);
-	ev_real(s, which == ESQL_PRUNE_SUS ? ":cutoff" : ":stale", t);
-	ev_int(s, ":batch", batch);
-	ret = store_done(st, s, "prune suspects");
-	*n = ret ? 0 : (size_t)sqlite3_changes(st->db);
-	return ret;
-}
-
-int store_evidence_prune(struct store *st, double now, double stale,
-			 double cutoff, long long batch, size_t *n)
-{
-	struct store_evidence *ev = store_regress_evidence(st);
-	size_t k[3] = {0};
-	int ret;
-
-	*n = 0;
-	if (!ev)
-		return 0;
-	ret = ev_prune_one(st, ev, ESQL_PRUNE_STALE_SUS, now, stale, batch,
-			   &k[0]);
-	if (!ret)
-		ret = ev_prune_one(st, ev, ESQL_PRUNE_STALE_EL, now, stale,
-				   batch, &k[1]);
-	if (!ret && isfinite(cutoff))
-		ret = ev_prune_one(st, ev, ESQL_PRUNE_SUS, now, cutoff, batch,
-				   &k[2]);
-	if (ret)
-		return ret;
-	if (k[0] || k[1])
-		ev->version++;
-	*n = k[1] + k[2];
-	return k[0] >= (size_t)batch || k[1] >= (size_t)batch ||
-	       k[2] >= (size_t)batch;
 }

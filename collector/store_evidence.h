@@ -27,7 +27,8 @@ struct testapi_result;
  * results between their groups.
  */
 int store_evidence_prepare(struct store *st, const struct evidence_opts *o,
-			   const char *group_label, struct store_evidence **out);
+			   const char *group_label,
+			   struct store_evidence **out);
 void store_evidence_finalize(struct store_evidence *ev);
 
 /*

@@ -840,8 +840,8 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 	if (!ret)
 		ret = judge(st, j, now);
 	if (!ret && j->bad >= 0)
-		ret = store_evidence_add(st, l->host, l->t, l->metric,
-					 l->value, j->b.b.median, j->bad, now);
+		ret = store_evidence_add(st, l->host, l->t, l->metric, l->value,
+					 j->b.b.median, j->bad, now);
 	if (!ret && !j->was_open && j->bad != 1)
 		ret = feed(st, j, from, now);
 	if (!ret)

@@ -59,7 +59,7 @@ struct regress_kind {
 struct store_regress {
 	struct baseline_opts o;
 	struct store_evidence *ev; /* evidence per element; NULL: off */
-	double window; /* seconds */
+	double window;		   /* seconds */
 	char *group_label;
 	sqlite3_stmt *s[RSQL_COUNT];
 	struct regress_kind *dirty;

@@ -103,7 +103,8 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"p.b_host, p.b_device, p.b_port, p.group_a, p.group_b, "
 		"p.not_before, p.deadline, coalesce(" PAIR_LAST(
 			"a", "b") ", " PAIR_LAST("b",
-						 "a") "), p.confirm FROM plan_entry p "
+						 "a") "), p.confirm FROM "
+						      "plan_entry p "
 						      "WHERE p.period = ?1 "
 						      "ORDER BY p.a_host, "
 						      "p.not_before",

@@ -89,11 +89,11 @@ int testapi_plan_encode(const struct testapi_plan *p, char **out)
 			keys = NULL;
 		}
 	/* json_pack's "o" takes both, even when it fails. */
-	json_t *o = json_pack("{s:i, s:s, s:f, s:f, s:b, s:o, s:o}", "version",
-			      TESTAPI_VERSION, "host", p->host,
-			      "period_seconds", p->period_seconds,
-			      "period_start", p->period_start, "paused",
-			      p->paused, "tests", tests, "responder_keys", keys);
+	json_t *o = json_pack(
+		"{s:i, s:s, s:f, s:f, s:b, s:o, s:o}", "version",
+		TESTAPI_VERSION, "host", p->host, "period_seconds",
+		p->period_seconds, "period_start", p->period_start, "paused",
+		p->paused, "tests", tests, "responder_keys", keys);
 
 	if (o && p->refresh_seconds > 0)
 		pl_set_num(o, "refresh_seconds", p->refresh_seconds);

@@ -80,9 +80,9 @@ struct daemon {
 	struct dplan plan[DAEMON_MAX_PLAN];
 	size_t n_plan;
 	bool have_plan;
-	double plan_period; /* seconds, from the plan; 0 unknown */
+	double plan_period;  /* seconds, from the plan; 0 unknown */
 	double plan_refresh; /* the collector's fetch interval; 0 unknown */
-	bool plan_stale;    /* the last register/plan request failed */
+	bool plan_stale;     /* the last register/plan request failed */
 
 	/* Static peers and self-test rotation (runner only). */
 	size_t rr_next;

@@ -28,8 +28,7 @@ static const struct evidence_opts O = {.bad_results = 3,
 				       .confirm_tests = 2};
 
 /* A row, newest first in the arrays below: value 100 good, lower bad. */
-static struct evidence_row R(int64_t peer, int bad, int fine)
-{
+static struct evidence_row R(int64_t peer, int bad, int fine) {
 	return (struct evidence_row){.started = 0,
 				     .value = bad ? 80 : 100,
 				     .baseline = 100,
@@ -40,7 +39,8 @@ static struct evidence_row R(int64_t peer, int bad, int fine)
 }
 
 /* Number the rows' times so that row 0 is the newest. */
-static void judge(struct evidence_row *r, size_t n, struct evidence_verdict *v)
+static void
+judge(struct evidence_row *r, size_t n, struct evidence_verdict *v)
 {
 	for (size_t i = 0; i < n; i++)
 		r[i].started = 1000.0 - (double)i;
@@ -69,11 +69,11 @@ static void test_bad_port_with_good_peers(void **state)
 static void test_not_enough(void **state)
 {
 	/* one outlier, then two good results with other peers */
-	struct evidence_row outlier[] = {R(12, 0, 0), R(13, 0, 0),
-					 R(11, 1, 1), R(14, 0, 0)};
+	struct evidence_row outlier[] = {R(12, 0, 0), R(13, 0, 0), R(11, 1, 1),
+					 R(14, 0, 0)};
 	/* one peer only: this port or that one? */
-	struct evidence_row one_peer[] = {R(11, 1, 1), R(11, 1, 1),
-					  R(11, 1, 1), R(11, 1, 1)};
+	struct evidence_row one_peer[] = {R(11, 1, 1), R(11, 1, 1), R(11, 1, 1),
+					  R(11, 1, 1)};
 	/* the peers are bad with others too: not exonerating */
 	struct evidence_row bad_peers[] = {R(11, 1, 0), R(12, 1, 0),
 					   R(13, 1, 1)};
