@@ -52,6 +52,7 @@ struct regress {
 	struct rg_link *links;
 	size_t n_links, cap_links;
 	struct rg_items port_bl, port_sus, group_sus, opened;
+	struct rg_items sus, sus_ratio; /* schema 5: suspects by kind */
 };
 
 static const char *const metric_label[2] = {"metric=\"bandwidth\"",
@@ -291,6 +292,31 @@ static int read_items(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 	return ret;
 }
 
+/* The open suspects (schema 5): a device's port label is empty. */
+static int read_suspects(sqlite3 *db, struct regress *r, char *err,
+			 size_t errlen)
+{
+	static const char *const names[] = {"host", "device", "port", "kind",
+					    "profile"};
+#define SUS_SELECT(v)                                                          \
+	"SELECT host, device, CASE kind WHEN 'device' THEN '' ELSE port END, " \
+	"kind, profile, metric, " v " FROM suspect WHERE closed IS NULL "      \
+	"ORDER BY host, device, port, kind, profile, metric"
+	static const char *const q[] = {SUS_SELECT("1"),
+					SUS_SELECT("figure / baseline")};
+#undef SUS_SELECT
+	struct item_spec sp[] = {
+		{r, &r->sus, names, N_ELEMS(names), 1},
+		{r, &r->sus_ratio, names, N_ELEMS(names), 1},
+	};
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < N_ELEMS(q); i++)
+		ret = dbread_each(db, q[i], q[i], NULL, item_cb, &sp[i], err,
+				  errlen);
+	return ret;
+}
+
 int regress_read(sqlite3 *db, const struct regress_opts *o,
 		 struct regress **out, char *err, size_t errlen)
 {
@@ -309,6 +335,8 @@ int regress_read(sqlite3 *db, const struct regress_opts *o,
 		ret = read_links(db, r, err, errlen);
 	if (r->enabled && !ret)
 		ret = read_items(db, r, err, errlen);
+	if (r->enabled && !ret && dbread_version(db) >= 5)
+		ret = read_suspects(db, r, err, errlen);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading baselines");
 	if (ret) {
@@ -328,6 +356,8 @@ void regress_free(struct regress *r)
 	free(r->links);
 	free(r->port_bl.v);
 	free(r->port_sus.v);
+	free(r->sus.v);
+	free(r->sus_ratio.v);
 	free(r->group_sus.v);
 	free(r->opened.v);
 	free(r);
@@ -469,10 +499,21 @@ int regress_render(struct expo *e, const struct regress *r)
 		    "A port's median latency baseline, pooling its links.");
 	render_items(e, r, &r->port_bl, RG_LAT);
 	expo_family(e, "ibpulse_port_suspect", EXPO_GAUGE,
-		    "1 when several of the port's links regress while their "
-		    "other ends are fine with other peers: the port is the "
-		    "likely cause; 0 for the other ends of regressed links.");
+		    "1 when the port is a suspect (kind port of "
+		    "ibpulse_suspect); 0 for the other ends of regressed "
+		    "links.");
 	render_items(e, r, &r->port_sus, -1);
+	expo_family(e, "ibpulse_suspect", EXPO_GAUGE,
+		    "1 for each open suspect: a port (kind port) or a device, "
+		    "its HCA and PCIe link (kind device, port empty), whose "
+		    "last results were bad against several peers that are fine "
+		    "with others, whatever the pairs.");
+	render_items(e, r, &r->sus, -1);
+	expo_family(e, "ibpulse_suspect_ratio", EXPO_GAUGE,
+		    "An open suspect's figure (the median of its bad results) "
+		    "as a share of its baseline: below 1 for bandwidth, above "
+		    "1 for latency.");
+	render_items(e, r, &r->sus_ratio, -1);
 	expo_family(e, "ibpulse_group_pair_suspect", EXPO_GAUGE,
 		    "1 when the links between two groups (group_label) regress "
 		    "across several ports on each side while those ports are "

@@ -45,7 +45,7 @@ import harness as H  # noqa: E402
 
 HOSTS = ("lab-1", "lab-2")
 BASELINE_ALERTS = ("IbpulseLinkBandwidthRegression|IbpulseLinkLatencyRegression|"
-                   "IbpulseLinkUnderExpected|IbpulsePortSuspect|IbpulseGroupPairSuspect")
+                   "IbpulseLinkUnderExpected|IbpulseSuspect|IbpulseGroupPairSuspect")
 ADMIN = "lab-fault-admin-token-0123456789"
 PROFILES = {
     # name: (probe.ini section body, metric judged)

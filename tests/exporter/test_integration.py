@@ -297,7 +297,8 @@ def check_dashboard_queries(prom, schema_dir):
     # them all)
     may_be_empty = {"Busy pairs (latest test)", "Tests on busy links",
                     "Test outcomes per hour", "Open latency regressions",
-                    "Suspect ports", "Suspect group pairs (uplinks)"}
+                    "Suspects (ports and devices)",
+                    "Suspect group pairs (uplinks)"}
     H.check(not set(empty) - may_be_empty, "dashboard panels without data: %s" % empty)
 
 

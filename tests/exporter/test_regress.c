@@ -5,7 +5,8 @@
  * files: each link family's value, a regressed link served long after its
  * last test, a stale healthy one not served, links never judged without a
  * regression series, port baselines and suspects (1 for the suspect, 0
- * for the other ends), group pairs and the counter on shard 0 only, the
+ * for the other ends), suspects by kind with their ratio, group pairs and
+ * the counter on shard 0 only, the
  * cap keeping regressed links first, shards partitioning the links, and a
  * database older than the schema serving none of it.
  */
@@ -113,8 +114,17 @@ static void fill(sqlite3 *db, double now)
 		 "'bandwidth', 4.7e10, 1e8, 20, 0), ('h1', 'mlx5_0', 1, 'lat', "
 		 "'latency', 2e-6, 1e-8, 20, 0), ('h2', 'mlx5_0', 1, 'bw', "
 		 "'bandwidth', NULL, NULL, 2, 0);"
-		 "INSERT INTO port_suspect VALUES ('h1', 'mlx5_0', 1, 'bw', "
-		 "'bandwidth', 0, 3, 3, 3);"
+		 "INSERT INTO suspect (kind, host, device, port, profile, "
+		 "metric, since, first_bad, opened, judged_results, "
+		 "bad_results, good_results, peers_bad, peers_exonerating, "
+		 "baseline, figure, worst, last, updated) VALUES ('port', "
+		 "'h1', 'mlx5_0', 1, 'bw', 'bandwidth', 0, 0, 0, 6, 3, 3, 3, "
+		 "3, 4.8e10, 4.32e10, 4.3e10, 4.3e10, 0), ('device', 'h3', "
+		 "'mlx5_0', 0, 'bw', 'bandwidth', 0, 0, 0, 6, 4, 2, 4, 3, "
+		 "4.8e10, 2.4e10, 2.3e10, 2.4e10, 0), ('port', 'h4', 'mlx5_0', "
+		 "1, 'bw', 'bandwidth', 0, 0, 0, 6, 3, 3, 3, 3, 4.8e10, "
+		 "4.3e10, 4.3e10, 4.3e10, 0);"
+		 "UPDATE suspect SET closed = 1 WHERE host = 'h4';"
 		 "INSERT INTO group_pair_suspect VALUES ('A', 'B', 'bw', "
 		 "'bandwidth', 0, 4, 4);"
 		 "INSERT INTO regression_count VALUES ('bw', 'bandwidth', 3);");
@@ -131,6 +141,8 @@ static void make_db(struct fixture *f, int with_003)
 	apply_file(db, "002_tests.sql", 2);
 	if (with_003) {
 		apply_file(db, "003_baselines.sql", 3);
+		apply_file(db, "004_fabric.sql", 4);
+		apply_file(db, "005_evidence.sql", 5);
 		fill(db, f->now);
 	}
 	sqlite3_close(db);
@@ -268,6 +280,19 @@ static void test_ports_groups_counter(void **state)
 	has(s, "ibpulse_port_suspect{host=\"h4\",device=\"mlx5_0\",port=\"1\","
 	       "profile=\"bw\",metric=\"bandwidth\"} 0");
 	assert_int_equal(count(s, "ibpulse_port_suspect{"), 3);
+	/* the open suspects by kind; a device's port is empty; a closed
+	 * one (h4) is not served */
+	has(s, "ibpulse_suspect{host=\"h1\",device=\"mlx5_0\",port=\"1\","
+	       "kind=\"port\",profile=\"bw\",metric=\"bandwidth\"} 1");
+	has(s, "ibpulse_suspect{host=\"h3\",device=\"mlx5_0\",port=\"\","
+	       "kind=\"device\",profile=\"bw\",metric=\"bandwidth\"} 1");
+	assert_int_equal(count(s, "ibpulse_suspect{"), 2);
+	has(s, "ibpulse_suspect_ratio{host=\"h1\",device=\"mlx5_0\","
+	       "port=\"1\",kind=\"port\",profile=\"bw\",metric=\"bandwidth\"}"
+	       " 0.9");
+	has(s, "ibpulse_suspect_ratio{host=\"h3\",device=\"mlx5_0\",port="
+	       "\"\",kind=\"device\",profile=\"bw\",metric=\"bandwidth\"} "
+	       "0.5");
 	has(s, "ibpulse_group_pair_suspect{group_a=\"A\",group_b=\"B\","
 	       "profile=\"bw\",metric=\"bandwidth\"} 1");
 	has(s, "# TYPE ibpulse_regressions_opened_total counter");
@@ -316,6 +341,11 @@ static void test_shards(void **state)
 	assert_int_equal(count(s[0], "ibpulse_port_suspect{") +
 				 count(s[1], "ibpulse_port_suspect{"),
 			 3);
+	/* a suspect is served by its host's shard */
+	assert_int_equal(
+		count(s[shard_of("h1", 2)], "ibpulse_suspect{host=\"h1\""), 1);
+	assert_int_equal(
+		count(s[!shard_of("h1", 2)], "ibpulse_suspect{host=\"h1\""), 0);
 	free(s[0]);
 	free(s[1]);
 }

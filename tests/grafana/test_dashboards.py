@@ -354,7 +354,7 @@ def check_tests_dashboard(prom, sc, dash):
             % sorted(empty - MAY_BE_EMPTY))
     for title, want in (("Links in bandwidth regression", 5),
                         ("Links in latency regression", 3),
-                        ("Suspect ports and group pairs", 2)):
+                        ("Suspects and group pairs", 2)):
         H.check(only(data[title][0], title) == want, "%s: %s" % (title, data[title]))
     bw_links = UPLINK + [LATE]
     rows = table_rows(data["Open bandwidth regressions"])
@@ -382,8 +382,8 @@ def check_tests_dashboard(prom, sc, dash):
         close(baseline, sc.link(dict(k)["host"], "node4", "latency", "baseline"),
               "latency baseline")
     H.check([(dict(k)["host"], dict(k)["metric"]) for k in
-             last(data["Suspect ports"][0])] == [("node4", "latency")],
-            "suspect ports table: %s" % data["Suspect ports"])
+             last(data["Suspects (ports and devices)"][0])] == [("node4", "latency")],
+            "suspects table: %s" % data["Suspects (ports and devices)"])
     H.check([(dict(k)["group_a"], dict(k)["group_b"]) for k in
              last(data["Suspect group pairs (uplinks)"][0])] == [("leaf0", "leaf1")],
             "suspect group pairs table")
