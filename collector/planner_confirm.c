@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CF_TRIES 32 /* peers tried for a slot, per confirmation request */
+
 /* @name as @list[0..n) holds it, or NULL. */
 static const char *cf_find(const char *const *list, size_t n, const char *name)
 {
@@ -87,7 +89,20 @@ static int cf_peer_ok(const struct pctx *c, uint32_t u, uint32_t v,
 	       !planner_pset_has(&c->confirm_pairs, planner_pair_key(u, v));
 }
 
-/* Up to @k tests of node @u with good peers of its class, in @prof. */
+/* Rounds a test of @secs takes. */
+static unsigned cf_rounds(const struct pctx *c, double secs)
+{
+	unsigned k = (unsigned)ceil(secs / c->plan->round_seconds - 1e-9);
+
+	return k ? k : 1;
+}
+
+/*
+ * Up to @k tests of node @u with good peers of its class, in @prof. The
+ * scan is bounded: PLANNER_FALLBACK candidates looked at, CF_TRIES of
+ * them tried for a slot (a port whose duty budget is spent is passed
+ * over before that).
+ */
 static int cf_node(struct pctx *c, uint32_t u, const char *prof, unsigned k)
 {
 	const uint32_t *m = c->members + c->class_off[c->nodes[u].cls];
@@ -96,28 +111,32 @@ static int cf_node(struct pctx *c, uint32_t u, const char *prof, unsigned k)
 	uint64_t h = planner_hash2(c->seed ^ 0xc0f1a5ULL,
 				   map_hash(prof, strlen(prof), u));
 	double secs = cf_secs(c, prof);
-	unsigned placed = 0;
-
 	const struct planner_probe *pu = &c->pr[c->nodes[u].probe];
+	unsigned placed = 0, tries = 0, len;
 
 	/* the plan keeps the probe's own copy of the name */
 	prof = cf_find(pu->profiles, pu->n_profiles, prof);
-	for (size_t t = 0; prof && secs > 0 && placed < k && cf_room(c) &&
+	len = cf_rounds(c, secs);
+	if (!prof || !(secs > 0) || c->used[u] + len > c->max_used)
+		n = 0; /* no such profile here, or no budget left */
+	for (size_t t = 0; placed < k && tries < CF_TRIES && cf_room(c) &&
 			   t < n && t < PLANNER_FALLBACK;
 	     t++) {
 		uint32_t v = m[(h + t) % n];
 		uint64_t hv = planner_hash2(h, v);
 		int ret;
 
-		if (!cf_peer_ok(c, u, v, prof))
+		if (c->used[v] + len > c->max_used ||
+		    !cf_peer_ok(c, u, v, prof))
 			continue;
+		tries++;
 		/* either end initiates: a bad port's sends and receives */
 		ret = (hv & 1) ? planner_ctx_place(c, v, u, prof, secs, hv, 1)
 			       : planner_ctx_place(c, u, v, prof, secs, hv, 1);
 		if (ret < 0)
 			return ret;
 		if (!ret)
-			continue; /* no room with this peer: try another */
+			continue; /* no common free slot: another peer */
 		if (planner_pset_add(&c->confirm_pairs,
 				     planner_pair_key(u, v)) < 0)
 			return -ENOMEM;
