@@ -232,6 +232,22 @@ int route_add_lft(struct route_net *n, uint64_t guid, unsigned top,
 	return add_lft(n, guid, lft, top, NULL);
 }
 
+int route_add_lft_table(struct route_net *n, uint64_t guid, unsigned top,
+			const uint8_t *lft)
+{
+	uint8_t *copy;
+
+	if (n->finished)
+		return -EINVAL;
+	if (top > ROUTE_LID_MAX)
+		return refuse(n, "a table beyond the unicast LIDs", guid);
+	copy = malloc((size_t)top + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, lft, (size_t)top + 1);
+	return add_lft(n, guid, copy, top, NULL);
+}
+
 int route_add_lft_error(struct route_net *n, uint64_t guid, const char *why)
 {
 	char *e;

@@ -163,6 +163,9 @@ int route_add_port(struct route_net *n, uint64_t guid,
 /* @runs: route_runs_check()'s rules for @top; copied (expanded). */
 int route_add_lft(struct route_net *n, uint64_t guid, unsigned top,
 		  const struct route_run *runs, size_t n_runs);
+/* The same from the table itself: @lft[0..@top], copied. */
+int route_add_lft_table(struct route_net *n, uint64_t guid, unsigned top,
+			const uint8_t *lft);
 /* The switch's LFT could not be read: @why is shown on a path over it. */
 int route_add_lft_error(struct route_net *n, uint64_t guid, const char *why);
 

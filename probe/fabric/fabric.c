@@ -18,6 +18,7 @@
 
 #include <infiniband/umad.h>
 
+#include "fnv.h"
 #include "log.h"
 
 #define TAG(node, port) ((uint32_t)(node) << 8 | (uint32_t)(port))
@@ -153,12 +154,45 @@ bool fabric_rediscover_due(const struct fabric *f, double now_mono)
 	       now_mono - f->discovered_mono >= (double)f->s.rediscover;
 }
 
+bool fabric_routes_due(const struct fabric *f, double now_mono)
+{
+	if (!f->have_net || !f->s.route_interval)
+		return false;
+	return f->routes_want ||
+	       now_mono - f->routes_mono >= (double)f->s.route_interval;
+}
+
+uint64_t fabric_net_hash(const struct fabric_net *net)
+{
+	uint64_t h = FNV1A_BASIS;
+
+	for (size_t i = 0; i < net->n_nodes; i++) {
+		const struct fabric_node *n = &net->nodes[i];
+
+		h = fnv1a_mix(h, n->guid);
+		h = fnv1a_mix(h, (uint64_t)n->type << 32 | n->lid);
+		h = fnv1a_mix(h, n->lft_top);
+		for (size_t j = 0; j < n->n_ports; j++) {
+			const struct fabric_port *p = &n->ports[j];
+
+			h = fnv1a_mix(h, (uint64_t)p->num << 48 |
+						 (uint64_t)p->lid << 32 |
+						 (uint64_t)p->lmc << 24 |
+						 (uint64_t)p->state << 16 |
+						 p->remote_port);
+			h = fnv1a_mix(h, p->remote_guid);
+		}
+	}
+	return h;
+}
+
 /* What @old knew of each node and port, into @net by GUID. */
-static void carry_over(const struct fabric_net *old, struct fabric_net *net)
+static void carry_over(struct fabric_net *old, struct fabric_net *net)
 {
 	for (size_t i = 0; i < net->n_nodes; i++) {
 		struct fabric_node *n = &net->nodes[i];
-		const struct fabric_node *o = fabric_find(old, n->guid);
+		struct fabric_node *o =
+			(struct fabric_node *)fabric_find(old, n->guid);
 
 		if (!o)
 			continue;
@@ -167,6 +201,13 @@ static void carry_over(const struct fabric_net *old, struct fabric_net *net)
 			n->caps = o->caps;
 		}
 		n->no_details = o->no_details;
+		/* the table stays until it is read again (same top only) */
+		if (o->lft && o->lft_top == n->lft_top) {
+			n->lft = o->lft;
+			o->lft = NULL;
+		}
+		n->lft_status = o->lft_status;
+		n->lft_block = o->lft_block;
 		for (size_t j = 0, k = 0; j < n->n_ports; j++) {
 			while (k < o->n_ports &&
 			       o->ports[k].num < n->ports[j].num)
@@ -200,6 +241,9 @@ int fabric_discover(struct fabric *f)
 	carry_over(&f->net, &net);
 	fabric_net_clear(&f->net);
 	f->net = net;
+	if (!f->have_net || fabric_net_hash(&net) != f->net_hash)
+		f->routes_want = true; /* the routes may have moved */
+	f->net_hash = fabric_net_hash(&net);
 	f->have_net = true;
 	f->want_rediscover = false;
 	f->discovered_mono = fabric_mono();

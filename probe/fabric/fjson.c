@@ -6,7 +6,10 @@
  * counters under their sysfs names (raw, as PerfMgt returns them:
  * port_xmit_data in 4-octet words) with the saturated ones listed. Ports
  * that could not be read say why, and are listed again under "unread".
- * The shape is documented in docs/fabric.md. The document is written as
+ * With the tables, each switch carries its linear forwarding table as runs
+ * (the report's form) or why it has none; "routes" says what their last
+ * read cost. The shape is documented in docs/fabric.md. The document is
+ * written as
  * it is built, one node at a time, so a large fabric costs the memory of
  * one node's JSON, not of the whole tree.
  */
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "route.h"
 
 static json_t *guid_str(uint64_t guid)
 {
@@ -148,6 +152,7 @@ static json_t *enc_port(const struct fabric_net *net,
 		degraded, "remote", enc_remote(net, p));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "lmc", json_integer(p->lmc));
 	if (degraded)
 		json_object_set_new(o, "degraded_reason", json_string(deg));
 	if (p->status == FABRIC_NOT_ASKED) {
@@ -186,8 +191,35 @@ static json_t *enc_pma(const struct fabric_node *n)
 			 "details_unsupported", n->no_details);
 }
 
+/* A switch's table: {"top", "runs": [lid, port...]} or {"error"}. */
+static json_t *enc_lft(const struct fabric_node *n)
+{
+	struct route_run *r = NULL;
+	json_t *runs;
+	char why[128];
+	size_t k = 0;
+
+	if (!n->lft) {
+		fabric_lft_error(n, why, sizeof(why));
+		return json_pack("{s:s}", "error", why);
+	}
+	runs = fabric_lft_runs(n, &r, &k) ? NULL : json_array();
+	for (size_t i = 0; runs && i < k; i++)
+		if (json_array_append_new(runs, json_integer(r[i].lid)) ||
+		    json_array_append_new(runs, json_integer(r[i].port))) {
+			json_decref(runs);
+			runs = NULL;
+		}
+	free(r);
+	if (!runs)
+		return NULL;
+	return json_pack("{s:i,s:o}", "top", (json_int_t)n->lft_top, "runs",
+			 runs);
+}
+
 static json_t *enc_node(const struct fabric_net *net,
-			const struct fabric_node *n, json_t *unread)
+			const struct fabric_node *n, bool tables,
+			json_t *unread)
 {
 	json_t *ports = json_array();
 	json_t *o;
@@ -215,6 +247,8 @@ static json_t *enc_node(const struct fabric_net *net,
 		      enc_pma(n), "ports", ports);
 	if (o && n->type == FABRIC_SWITCH)
 		json_object_set_new(o, "lid", json_integer(n->lid));
+	if (o && n->type == FABRIC_SWITCH && tables)
+		json_object_set_new(o, "lft", enc_lft(n));
 	return o;
 }
 
@@ -239,12 +273,33 @@ static json_t *enc_sweep(const struct fabric *f)
 		s->link_downed_moved);
 }
 
+/* The last read of the tables; null when never read. */
+static json_t *enc_routes(const struct fabric *f)
+{
+	const struct fabric_route_stats *r = &f->routes;
+
+	if (!r->started_at)
+		return json_null();
+	return json_pack(
+		"{s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,"
+		"s:i}",
+		"at", r->started_at, "seconds", r->seconds, "cpu_seconds",
+		r->cpu_seconds, "mads", clamp(r->mads), "retries",
+		clamp(r->retries), "timeouts", clamp(r->timeouts), "errors",
+		clamp(r->errors), "stale", clamp(r->stale), "unreachable",
+		clamp(r->unreachable), "switches", (json_int_t)r->switches,
+		"switches_failed", (json_int_t)r->switches_failed, "blocks",
+		(json_int_t)r->blocks, "interval",
+		(json_int_t)f->s.route_interval);
+}
+
 /* The document's head: everything but "nodes" and "unread". */
 static json_t *enc_head(const struct fabric *f)
 {
 	const struct fabric_net *net = &f->net;
+	json_t *o;
 
-	return json_pack(
+	o = json_pack(
 		"{s:i,s:s,s:i,s:{s:f,s:f,s:i,s:o,s:i,s:i,s:i,s:i,s:i},s:o}",
 		"version", 1, "ca", f->ca, "port", (json_int_t)f->port,
 		"discovery", "at", net->discovered_at, "seconds",
@@ -254,6 +309,9 @@ static json_t *enc_head(const struct fabric *f)
 		(json_int_t)net->n_switches, "cas", (json_int_t)net->n_cas,
 		"ports", (json_int_t)net->n_ports, "links",
 		(json_int_t)net->n_links, "sweep", enc_sweep(f));
+	if (o)
+		json_object_set_new(o, "routes", enc_routes(f));
+	return o;
 }
 
 /* @o as compact JSON to @out; 0 or -ENOMEM / -EIO. */
@@ -275,7 +333,7 @@ static int dump(json_t *o, FILE *out, bool strip_close)
 	return ret;
 }
 
-int fabric_json_write(const struct fabric *f, FILE *out)
+int fabric_json_write(const struct fabric *f, bool tables, FILE *out)
 {
 	const struct fabric_net *net = &f->net;
 	json_t *head = enc_head(f), *unread = json_array();
@@ -287,7 +345,7 @@ int fabric_json_write(const struct fabric *f, FILE *out)
 	if (!ret && fputs(",\"nodes\":[", out) == EOF)
 		ret = -EIO;
 	for (size_t i = 0; !ret && i < net->n_nodes; i++) {
-		json_t *n = enc_node(net, &net->nodes[i], unread);
+		json_t *n = enc_node(net, &net->nodes[i], tables, unread);
 
 		if (i && fputc(',', out) == EOF)
 			ret = -EIO;
