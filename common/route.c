@@ -11,6 +11,7 @@
  */
 #include "route.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 
 struct rnode {
 	uint64_t guid;
+	uint32_t seq; /* the order it was added in */
 	char *desc;
 	uint8_t type;
 	uint8_t lmc;
@@ -175,6 +177,7 @@ int route_add_node(struct route_net *n, const struct route_node_in *in)
 	if (!r->desc)
 		return -ENOMEM;
 	r->guid = in->guid;
+	r->seq = (uint32_t)n->n_nodes;
 	r->type = (uint8_t)in->type;
 	r->numports = in->numports;
 	if (in->type == ROUTE_SWITCH) {
@@ -428,26 +431,35 @@ static void own(struct route_net *n, uint32_t node, unsigned port, uint16_t lid,
 	}
 }
 
+/* Every LID to its port, nodes in the order they were added. */
 static int index_lids(struct route_net *n)
 {
+	uint32_t *order = malloc((n->n_nodes + 1) * sizeof(*order));
+
 	n->owner = malloc(((size_t)ROUTE_LID_MAX + 1) * sizeof(*n->owner));
-	if (!n->owner)
+	if (!n->owner || !order) {
+		free(order);
 		return -ENOMEM;
+	}
 	memset(n->owner, 0xff, ((size_t)ROUTE_LID_MAX + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < n->n_nodes; i++) {
+	for (size_t i = 0; i < n->n_nodes; i++)
+		order[n->nodes[i].seq] = (uint32_t)i;
+	for (size_t k = 0; k < n->n_nodes; k++) {
+		uint32_t i = order[k];
 		const struct rnode *r = &n->nodes[i];
 
 		if (r->type == ROUTE_SWITCH) {
-			own(n, (uint32_t)i, 0, r->lid, r->lmc);
+			own(n, i, 0, r->lid, r->lmc);
 			continue;
 		}
 		for (unsigned j = 1; j <= r->numports; j++) {
 			const struct rport *p = &n->ports[r->port0 + j];
 
 			if (p->present)
-				own(n, (uint32_t)i, j, p->lid, p->lmc);
+				own(n, i, j, p->lid, p->lmc);
 		}
 	}
+	free(order);
 	return 0;
 }
 
@@ -560,6 +572,23 @@ int route_lid_owner(const struct route_net *n, unsigned lid,
 	if (o == OWNER_NONE)
 		return -ENOENT;
 	*out = end_of(n, OWNER_NODE(o), OWNER_PORT(o));
+	return 0;
+}
+
+int route_lid_parse(const char *s, unsigned *out)
+{
+	int hex = s && (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2));
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s || (!hex && (*s < '0' || *s > '9')) ||
+	    (hex && !isxdigit((unsigned char)s[2])))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(hex ? s + 2 : s, &end, hex ? 16 : 10);
+	if (errno || *end || !v || v > ROUTE_LID_MAX)
+		return -EINVAL;
+	*out = (unsigned)v;
 	return 0;
 }
 

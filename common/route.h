@@ -140,7 +140,8 @@ struct route_port_info {
 /* Counts of a finished net, for logs and tests. */
 struct route_net_stats {
 	size_t nodes, switches, ports, links, lfts, lft_errors;
-	size_t lid_conflicts; /* LIDs claimed by two ports: first kept */
+	size_t lid_conflicts; /* LIDs claimed by two ports: the port of the
+			       * node added first keeps it */
 	size_t dangling;      /* links to a node not in the picture */
 	unsigned top_lid;     /* the highest LID any port owns */
 };
@@ -151,6 +152,8 @@ struct route_net;
  * Building: route_net_new(), any number of route_add_node(),
  * route_add_port(), route_add_lft() and route_add_lft_error() in any order
  * (ports and tables name their node by GUID), then route_net_finish().
+ * When two ports claim one LID (a picture with a node that left), the
+ * node added first keeps it: add the freshest first.
  * Each returns 0 or a negative errno (-ENOMEM; -EINVAL for a value out of
  * range, with the reason in the finish error). route_net_free() accepts
  * NULL.
@@ -234,6 +237,13 @@ int route_path_from(const struct route_net *n, uint32_t node, unsigned port,
  * port (when it is not the switch itself). Returns how many.
  */
 size_t route_path_links(const struct route_path *p, struct route_link *out);
+
+/*
+ * route_lid_parse() - a unicast LID as text, decimal or 0x-hex ("25",
+ * "0x19"), into *@out. 0, or -EINVAL unless it is one number in
+ * 1..ROUTE_LID_MAX.
+ */
+int route_lid_parse(const char *s, unsigned *out);
 
 /* The number of runs of @lft[0..@top]. */
 size_t route_runs_count(const uint8_t *lft, unsigned top);

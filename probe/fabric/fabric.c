@@ -158,8 +158,14 @@ bool fabric_routes_due(const struct fabric *f, double now_mono)
 {
 	if (!f->have_net || !f->s.route_interval)
 		return false;
+	/*
+	 * The loop reads them after a sweep, so a read comes a little later
+	 * in its cycle than the cycle starts: half a sweep interval of slack
+	 * lets route_interval = interval read every cycle, not every other.
+	 */
 	return f->routes_want ||
-	       now_mono - f->routes_mono >= (double)f->s.route_interval;
+	       now_mono - f->routes_mono >=
+		       (double)f->s.route_interval - (double)f->s.interval / 2;
 }
 
 uint64_t fabric_net_hash(const struct fabric_net *net)

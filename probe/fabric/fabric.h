@@ -185,8 +185,10 @@ bool fabric_rediscover_due(const struct fabric *f, double now_mono);
 /*
  * fabric_routes_due() - 1 when the forwarding tables should be read now:
  * never read since the last discovery that changed the picture (nodes,
- * links, LIDs, LMCs, port states, a table's top), or route_interval
- * seconds since the last read. Never with route_interval 0.
+ * links, LIDs, LMCs, port states, a table's top), a switch that did not
+ * answer the last read, or route_interval seconds since the last read
+ * (less half a sweep interval: the read follows the sweep in its cycle).
+ * Never with route_interval 0.
  */
 bool fabric_routes_due(const struct fabric *f, double now_mono);
 

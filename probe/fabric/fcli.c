@@ -282,19 +282,13 @@ static int run(struct fabric *f, const struct fopts *o,
 /* A LID of --route: 1..49151, naming itself otherwise. */
 static int parse_lid(const char *what, const char *v, unsigned *out)
 {
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(v, &end, 0);
-	if (errno || end == v || *end || n < 1 || n > ROUTE_LID_MAX) {
-		cli_error(&fabric_cli,
-			  "--route: %s '%s' is not a unicast LID in [1, %u]",
-			  what, v, ROUTE_LID_MAX);
-		return -EINVAL;
-	}
-	*out = (unsigned)n;
-	return 0;
+	if (!route_lid_parse(v, out))
+		return 0;
+	cli_error(&fabric_cli,
+		  "--route: %s '%s' is not a unicast LID in [1, %u] (decimal "
+		  "or 0x-hex)",
+		  what, v, ROUTE_LID_MAX);
+	return -EINVAL;
 }
 
 /* --route wants both LIDs; a lone argument is an error otherwise. */

@@ -94,9 +94,12 @@ static void lft_submit(struct lft_read *rd, size_t i)
 	}
 }
 
-/* The read's outcome into the picture: whole tables, or their reasons. */
-static void lft_keep(struct lft_read *rd, struct fabric_route_stats *st)
+/* The read's outcome into the picture: whole tables, or their reasons.
+ * Returns how many failed for want of an answer (worth asking again). */
+static size_t lft_keep(struct lft_read *rd, struct fabric_route_stats *st)
 {
+	size_t again = 0;
+
 	struct fabric_net *net = &rd->f->net;
 
 	for (size_t i = 0; i < net->n_nodes; i++) {
@@ -114,6 +117,9 @@ static void lft_keep(struct lft_read *rd, struct fabric_route_stats *st)
 			char why[128];
 
 			st->switches_failed++;
+			again += j->status == -ETIMEDOUT ||
+				 j->status == -EHOSTUNREACH ||
+				 j->status == -EBUSY;
 			free(j->tab);
 			fabric_lft_error(n, why, sizeof(why));
 			log_info("fabric: no forwarding table of %s: %s",
@@ -122,12 +128,14 @@ static void lft_keep(struct lft_read *rd, struct fabric_route_stats *st)
 		}
 		n->lft = j->tab;
 	}
+	return again;
 }
 
 int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 {
 	struct lft_read rd = {.f = f};
 	struct fabric_route_stats st = {0};
+	size_t again;
 	const struct fwin_stats *ws;
 	double t0 = fabric_mono(), c0 = fabric_cpu();
 	int ret;
@@ -154,7 +162,7 @@ int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 	if (rd.err)
 		log_warn("fabric: %s: some forwarding tables were not asked",
 			 strerror(-rd.err));
-	lft_keep(&rd, &st);
+	again = lft_keep(&rd, &st);
 	free(rd.jobs);
 	ws = fwin_stats(f->win);
 	st.seconds = fabric_mono() - t0;
@@ -167,8 +175,10 @@ int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 	st.unreachable = ws->unreachable;
 	st.blocks = rd.blocks;
 	f->routes = st;
-	f->routes_want = false;
-	f->routes_mono = fabric_mono();
+	/* a switch that did not answer (out of reach until the SM re-routes,
+	 * or lossy) is asked again in the next cycle */
+	f->routes_want = again > 0;
+	f->routes_mono = t0;
 	log_debug("fabric: read %zu forwarding tables (%zu failed), %zu "
 		  "blocks in %.3f s, %llu MADs",
 		  st.switches - st.switches_failed, st.switches_failed,
