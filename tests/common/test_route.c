@@ -745,7 +745,7 @@ static void test_builder_refusals(void **state)
 	route_net_free(NULL);
 }
 
-/* Two ports claiming one LID: the first is kept, the conflict counted. */
+/* Two ports claiming one LID: the node added first keeps it, counted. */
 static void test_lid_conflict(void **state)
 {
 	struct route_net_stats st;
@@ -755,18 +755,43 @@ static void test_lid_conflict(void **state)
 
 	(void)state;
 	assert_int_equal(route_net_new(&n), 0);
-	node(n, 1, ROUTE_CA, "a", 1, 0, 0);
 	node(n, 2, ROUTE_CA, "b", 1, 0, 0);
+	node(n, 1, ROUTE_CA, "a", 1, 0, 0);
 	port(n, 2, (struct route_port_in){.num = 1, .lid = 4, .lmc = 1});
 	port(n, 1, (struct route_port_in){.num = 1, .lid = 5});
 	assert_int_equal(route_net_finish(n, err, sizeof(err)), 0);
 	route_net_stats(n, &st);
 	assert_int_equal(st.lid_conflicts, 1);
 	assert_int_equal(route_lid_owner(n, 5, &owner), 0);
-	assert_true(owner.guid == 1); /* GUID order: the first */
+	assert_true(owner.guid == 2); /* added first, though its GUID is not */
 	assert_int_equal(route_lid_owner(n, 4, &owner), 0);
 	assert_true(owner.guid == 2);
 	route_net_free(n);
+}
+
+static void test_lid_parse(void **state)
+{
+	unsigned lid = 0;
+
+	(void)state;
+	assert_int_equal(route_lid_parse("25", &lid), 0);
+	assert_int_equal(lid, 25);
+	assert_int_equal(route_lid_parse("0x19", &lid), 0);
+	assert_int_equal(lid, 25);
+	assert_int_equal(route_lid_parse("49151", &lid), 0);
+	assert_int_equal(route_lid_parse("0xBFFF", &lid), 0);
+	assert_int_equal(lid, ROUTE_LID_MAX);
+	assert_int_equal(route_lid_parse("49152", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("0", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("-1", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("+5", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse(" 5", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("5x", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("0x", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("", &lid), -EINVAL);
+	assert_int_equal(route_lid_parse(NULL, &lid), -EINVAL);
+	assert_int_equal(route_lid_parse("99999999999999999999", &lid),
+			 -EINVAL);
 }
 
 int main(void)
@@ -783,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_builder_refusals),
 		cmocka_unit_test(test_lid_conflict),
+		cmocka_unit_test(test_lid_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
