@@ -49,6 +49,29 @@ double fabric_cpu(void)
 	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
+void fabric_pass_begin(struct fabric *f, struct fabric_pass *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->started_at = fabric_real();
+	f->pass_mono = fabric_mono();
+	f->pass_cpu = fabric_cpu();
+	fwin_stats_reset(f->win);
+}
+
+void fabric_pass_end(struct fabric *f, struct fabric_pass *p)
+{
+	const struct fwin_stats *ws = fwin_stats(f->win);
+
+	p->seconds = fabric_mono() - f->pass_mono;
+	p->cpu_seconds = fabric_cpu() - f->pass_cpu;
+	p->mads = ws->sent;
+	p->retries = ws->retries;
+	p->timeouts = ws->timeouts;
+	p->errors = ws->errors;
+	p->stale = ws->stale;
+	p->unreachable = ws->unreachable;
+}
+
 /* Resolve the CA and port; RoCE ports have no SM/PMA path. */
 static int resolve_port(struct fabric *f, char *err, size_t errlen)
 {
@@ -446,14 +469,11 @@ int fabric_sweep(struct fabric *f, const volatile sig_atomic_t *stop)
 {
 	struct sweep sw = {.f = f};
 	struct fabric_sweep_stats st = {0};
-	const struct fwin_stats *ws;
-	double t0 = fabric_mono(), c0 = fabric_cpu();
 	int ret;
 
 	if (!f->have_net)
 		return -ENOENT;
-	st.started_at = fabric_real();
-	fwin_stats_reset(f->win);
+	fabric_pass_begin(f, &st.pass);
 	sweep_start(&sw);
 	ret = fwin_run(f->win, sweep_done, &sw, stop);
 	if (ret)
@@ -461,23 +481,16 @@ int fabric_sweep(struct fabric *f, const volatile sig_atomic_t *stop)
 	if (sw.err)
 		log_warn("fabric: %s: some ports were not asked",
 			 strerror(-sw.err));
-	ws = fwin_stats(f->win);
-	st.seconds = fabric_mono() - t0;
-	st.cpu_seconds = fabric_cpu() - c0;
-	st.mads = ws->sent;
-	st.retries = ws->retries;
-	st.timeouts = ws->timeouts;
-	st.errors = ws->errors;
-	st.stale = ws->stale;
-	st.unreachable = ws->unreachable;
-	st.lids_dead = (size_t)ws->dead_lids;
+	fabric_pass_end(f, &st.pass);
+	st.lids_dead = (size_t)fwin_stats(f->win)->dead_lids;
 	sweep_tally(f, &st);
 	f->last = st;
 	if (st.lids_dead || st.link_downed_moved)
 		f->want_rediscover = true;
 	log_debug("fabric: sweep read %zu ports (%zu failed) in %.3f s, %llu "
 		  "MADs, %llu retries",
-		  st.ports_read, st.ports_failed, st.seconds,
-		  (unsigned long long)st.mads, (unsigned long long)st.retries);
+		  st.ports_read, st.ports_failed, st.pass.seconds,
+		  (unsigned long long)st.pass.mads,
+		  (unsigned long long)st.pass.retries);
 	return 0;
 }

@@ -126,10 +126,15 @@ struct fabric_net {
 	unsigned discover_mads;
 };
 
-struct fabric_sweep_stats {
-	double started_at; /* CLOCK_REALTIME */
+/* What one pass through the MAD window cost: a sweep, a read of tables. */
+struct fabric_pass {
+	double started_at; /* CLOCK_REALTIME; 0: never */
 	double seconds, cpu_seconds;
 	uint64_t mads, retries, timeouts, errors, stale, unreachable;
+};
+
+struct fabric_sweep_stats {
+	struct fabric_pass pass;
 	size_t ports_read, ports_failed, ports_skipped;
 	size_t lids_dead;
 	bool link_downed_moved;
@@ -137,9 +142,7 @@ struct fabric_sweep_stats {
 
 /* The last read of the forwarding tables. */
 struct fabric_route_stats {
-	double started_at; /* CLOCK_REALTIME; 0: never read */
-	double seconds, cpu_seconds;
-	uint64_t mads, retries, timeouts, errors, stale, unreachable;
+	struct fabric_pass pass;
 	size_t switches, switches_failed, blocks;
 };
 

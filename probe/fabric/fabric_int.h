@@ -25,12 +25,21 @@ struct fabric {
 	bool routes_want;   /* the picture changed since the last read */
 	double routes_mono; /* CLOCK_MONOTONIC of the last read */
 	struct fabric_route_stats routes; /* the last read */
+	double pass_mono, pass_cpu;	  /* when the current pass began */
 };
 
 /* Seconds on CLOCK_MONOTONIC and CLOCK_REALTIME; CPU of the process. */
 double fabric_mono(void);
 double fabric_real(void);
 double fabric_cpu(void);
+
+/*
+ * fabric_pass_begin() / fabric_pass_end() - around one pass through the
+ * MAD window (a sweep, a read of the tables): zero the window's counts
+ * and note the clocks, then fill @p with what the pass cost.
+ */
+void fabric_pass_begin(struct fabric *f, struct fabric_pass *p);
+void fabric_pass_end(struct fabric *f, struct fabric_pass *p);
 
 /*
  * fabric_disc_run() - discover the fabric through @ca port @port into

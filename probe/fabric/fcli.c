@@ -176,9 +176,10 @@ static void print_summary(const struct fabric *f)
 	       net->n_cas, net->n_ports, net->n_links, net->discover_seconds);
 	printf("sweep: %zu ports read, %zu unread, %zu not asked in %.3f s "
 	       "(%llu MADs, %llu retries, %llu timeouts)\n",
-	       st->ports_read, st->ports_failed, st->ports_skipped, st->seconds,
-	       (unsigned long long)st->mads, (unsigned long long)st->retries,
-	       (unsigned long long)st->timeouts);
+	       st->ports_read, st->ports_failed, st->ports_skipped,
+	       st->pass.seconds, (unsigned long long)st->pass.mads,
+	       (unsigned long long)st->pass.retries,
+	       (unsigned long long)st->pass.timeouts);
 	for (size_t i = 0; i < net->n_nodes; i++) {
 		const struct fabric_node *n = &net->nodes[i];
 

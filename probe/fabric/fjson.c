@@ -252,25 +252,39 @@ static json_t *enc_node(const struct fabric_net *net,
 	return o;
 }
 
+/* What a pass through the window cost, then @more's members. */
+static json_t *enc_pass(const struct fabric_pass *p, json_t *more)
+{
+	json_t *o = json_pack(
+		"{s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I}", "at", p->started_at,
+		"seconds", p->seconds, "cpu_seconds", p->cpu_seconds, "mads",
+		clamp(p->mads), "retries", clamp(p->retries), "timeouts",
+		clamp(p->timeouts), "errors", clamp(p->errors), "stale",
+		clamp(p->stale), "unreachable", clamp(p->unreachable));
+
+	if (!o || !more || json_object_update(o, more)) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(more);
+	return o;
+}
+
 static json_t *enc_sweep(const struct fabric *f)
 {
 	const struct fabric_sweep_stats *s = &f->last;
 
-	return json_pack(
-		"{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,"
-		"s:i,s:i,s:b}",
-		"at", s->started_at, "seconds", s->seconds, "cpu_seconds",
-		s->cpu_seconds, "window", (json_int_t)f->s.window, "per_node",
-		(json_int_t)f->s.per_node, "timeout_ms",
-		(json_int_t)f->s.timeout, "retries_max",
-		(json_int_t)f->s.retries, "mads", clamp(s->mads), "retries",
-		clamp(s->retries), "timeouts", clamp(s->timeouts), "errors",
-		clamp(s->errors), "stale", clamp(s->stale), "unreachable",
-		clamp(s->unreachable), "dead_lids", (json_int_t)s->lids_dead,
-		"ports_read", (json_int_t)s->ports_read, "ports_failed",
-		(json_int_t)s->ports_failed, "ports_skipped",
-		(json_int_t)s->ports_skipped, "link_downed_moved",
-		s->link_downed_moved);
+	return enc_pass(&s->pass,
+			json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b}",
+				  "window", (json_int_t)f->s.window, "per_node",
+				  (json_int_t)f->s.per_node, "timeout_ms",
+				  (json_int_t)f->s.timeout, "retries_max",
+				  (json_int_t)f->s.retries, "dead_lids",
+				  (json_int_t)s->lids_dead, "ports_read",
+				  (json_int_t)s->ports_read, "ports_failed",
+				  (json_int_t)s->ports_failed, "ports_skipped",
+				  (json_int_t)s->ports_skipped,
+				  "link_downed_moved", s->link_downed_moved));
 }
 
 /* The last read of the tables; null when never read. */
@@ -278,19 +292,14 @@ static json_t *enc_routes(const struct fabric *f)
 {
 	const struct fabric_route_stats *r = &f->routes;
 
-	if (!r->started_at)
+	if (!r->pass.started_at)
 		return json_null();
-	return json_pack(
-		"{s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,s:i,"
-		"s:i}",
-		"at", r->started_at, "seconds", r->seconds, "cpu_seconds",
-		r->cpu_seconds, "mads", clamp(r->mads), "retries",
-		clamp(r->retries), "timeouts", clamp(r->timeouts), "errors",
-		clamp(r->errors), "stale", clamp(r->stale), "unreachable",
-		clamp(r->unreachable), "switches", (json_int_t)r->switches,
-		"switches_failed", (json_int_t)r->switches_failed, "blocks",
-		(json_int_t)r->blocks, "interval",
-		(json_int_t)f->s.route_interval);
+	return enc_pass(&r->pass,
+			json_pack("{s:i,s:i,s:i,s:i}", "switches",
+				  (json_int_t)r->switches, "switches_failed",
+				  (json_int_t)r->switches_failed, "blocks",
+				  (json_int_t)r->blocks, "interval",
+				  (json_int_t)f->s.route_interval));
 }
 
 /* The document's head: everything but "nodes" and "unread". */

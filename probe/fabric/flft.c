@@ -136,8 +136,6 @@ int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 	struct lft_read rd = {.f = f};
 	struct fabric_route_stats st = {0};
 	size_t again;
-	const struct fwin_stats *ws;
-	double t0 = fabric_mono(), c0 = fabric_cpu();
 	int ret;
 
 	if (!f->have_net)
@@ -145,8 +143,7 @@ int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 	rd.jobs = calloc(f->net.n_nodes + 1, sizeof(*rd.jobs));
 	if (!rd.jobs)
 		return -ENOMEM;
-	st.started_at = fabric_real();
-	fwin_stats_reset(f->win);
+	fabric_pass_begin(f, &st.pass);
 	fwin_smi_open(f->win); /* without it, every table fails: named */
 	for (size_t i = 0; i < f->net.n_nodes; i++)
 		if (f->net.nodes[i].type == FABRIC_SWITCH)
@@ -164,25 +161,17 @@ int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 			 strerror(-rd.err));
 	again = lft_keep(&rd, &st);
 	free(rd.jobs);
-	ws = fwin_stats(f->win);
-	st.seconds = fabric_mono() - t0;
-	st.cpu_seconds = fabric_cpu() - c0;
-	st.mads = ws->sent;
-	st.retries = ws->retries;
-	st.timeouts = ws->timeouts;
-	st.errors = ws->errors;
-	st.stale = ws->stale;
-	st.unreachable = ws->unreachable;
+	fabric_pass_end(f, &st.pass);
 	st.blocks = rd.blocks;
 	f->routes = st;
 	/* a switch that did not answer (out of reach until the SM re-routes,
 	 * or lossy) is asked again in the next cycle */
 	f->routes_want = again > 0;
-	f->routes_mono = t0;
+	f->routes_mono = f->pass_mono;
 	log_debug("fabric: read %zu forwarding tables (%zu failed), %zu "
 		  "blocks in %.3f s, %llu MADs",
 		  st.switches - st.switches_failed, st.switches_failed,
-		  st.blocks, st.seconds, (unsigned long long)st.mads);
+		  st.blocks, st.pass.seconds, (unsigned long long)st.pass.mads);
 	return 0;
 }
 

@@ -154,8 +154,8 @@ int fabric_report_chunk(const struct fabric *f, size_t max_ports, bool routes,
 	r->ca = strdup(f->ca);
 	r->port = f->port;
 	r->discovered = f->net.discovered_at;
-	r->swept = f->last.started_at;
-	r->routed = routes ? f->routes.started_at : 0;
+	r->swept = f->last.pass.started_at;
+	r->routed = routes ? f->routes.pass.started_at : 0;
 	r->nodes = calloc(first == SIZE_MAX ? 1 : last - first + 1,
 			  sizeof(*r->nodes));
 	if (!r->ca || !r->nodes)

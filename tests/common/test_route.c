@@ -399,6 +399,16 @@ static void test_holes_and_loops(void **state)
 	free(t);
 }
 
+/* A sixth port of leaf0, linked to a node the picture does not hold. */
+static void dangling(struct route_net *n)
+{
+	port(n, LEAF_GUID(0),
+	     (struct route_port_in){.num = 6,
+				    .state = 4,
+				    .remote_guid = 0xdead,
+				    .remote_port = 1});
+}
+
 static void test_links_to_nowhere(void **state)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -414,12 +424,7 @@ static void test_links_to_nowhere(void **state)
 	node(n, 0x999, ROUTE_CA, "lonely", 1, 0, 0);
 	port(n, 0x999,
 	     (struct route_port_in){.num = 1, .lid = 900, .state = 1});
-	/* a sixth leaf0 port linked to a node nobody knows */
-	port(n, LEAF_GUID(0),
-	     (struct route_port_in){.num = 6,
-				    .state = 4,
-				    .remote_guid = 0xdead,
-				    .remote_port = 1});
+	dangling(n);
 	assert_int_equal(route_net_finish(n, err, sizeof(err)), 0);
 	assert_int_equal(route_path(n, 1, 5, &p, err, sizeof(err)), -ENOLINK);
 	assert_non_null(strstr(err, "port 5 of leaf0"));
@@ -442,11 +447,7 @@ static void test_links_to_nowhere(void **state)
 	/* the dangling link used by the table */
 	t->leaf[0][5] = 6;
 	n = picture(t);
-	port(n, LEAF_GUID(0),
-	     (struct route_port_in){.num = 6,
-				    .state = 4,
-				    .remote_guid = 0xdead,
-				    .remote_port = 1});
+	dangling(n);
 	assert_int_equal(route_net_finish(n, err, sizeof(err)), 0);
 	assert_int_equal(route_path(n, 1, 5, &p, err, sizeof(err)), -ENOLINK);
 	assert_non_null(strstr(err, "its peer is not in the picture"));
@@ -454,145 +455,99 @@ static void test_links_to_nowhere(void **state)
 	free(t);
 }
 
+/*
+ * One switch (LID 10) with h (LID 1) on port 1, ACTIVE, and h2 (LID 2) on
+ * port 2, INIT; the switch's table not yet given.
+ */
+static struct route_net *two_hosts(void)
+{
+	struct route_net *m;
+
+	assert_int_equal(route_net_new(&m), 0);
+	node(m, 1, ROUTE_CA, "h", 1, 0, 0);
+	node(m, 2, ROUTE_SWITCH, "sw", 2, 10, 0);
+	node(m, 3, ROUTE_CA, "h2", 1, 0, 0);
+	port(m, 1,
+	     (struct route_port_in){.num = 1,
+				    .lid = 1,
+				    .state = 4,
+				    .remote_guid = 2,
+				    .remote_port = 1});
+	port(m, 2,
+	     (struct route_port_in){
+		     .num = 1, .state = 4, .remote_guid = 1, .remote_port = 1});
+	port(m, 2,
+	     (struct route_port_in){
+		     .num = 2, .state = 2, .remote_guid = 3, .remote_port = 1});
+	port(m, 3,
+	     (struct route_port_in){.num = 1,
+				    .lid = 2,
+				    .state = 2,
+				    .remote_guid = 2,
+				    .remote_port = 2});
+	return m;
+}
+
 static void test_down_port_and_no_table(void **state)
 {
 	struct route_path p;
+	struct route_net *m;
 	char err[256];
 
 	(void)state;
-	{
-		struct route_net *m;
-
-		assert_int_equal(route_net_new(&m), 0);
-		/* one leaf, one host, linked; the leaf's table failed */
-		node(m, 1, ROUTE_CA, "h", 1, 0, 0);
-		node(m, 2, ROUTE_SWITCH, "sw", 2, 10, 0);
-		port(m, 1,
-		     (struct route_port_in){.num = 1,
-					    .lid = 1,
-					    .state = 4,
-					    .remote_guid = 2,
-					    .remote_port = 1});
-		port(m, 2,
-		     (struct route_port_in){.num = 1,
-					    .state = 4,
-					    .remote_guid = 1,
-					    .remote_port = 1});
-		port(m, 2,
-		     (struct route_port_in){.num = 2,
-					    .state = 2,
-					    .remote_guid = 3,
-					    .remote_port = 1});
-		node(m, 3, ROUTE_CA, "h2", 1, 0, 0);
-		port(m, 3,
-		     (struct route_port_in){.num = 1,
-					    .lid = 2,
-					    .state = 2,
-					    .remote_guid = 2,
-					    .remote_port = 2});
-		assert_int_equal(
-			route_add_lft_error(m, 2,
-					    "LinearForwardingTable: timeout"),
-			0);
-		assert_int_equal(route_net_finish(m, err, sizeof(err)), 0);
-		assert_int_equal(route_path(m, 1, 10, &p, err, sizeof(err)),
-				 -ENODATA);
-		assert_non_null(strstr(err, "the forwarding table of sw "
-					    "(0x0000000000000002) is unknown: "
-					    "LinearForwardingTable: timeout"));
-		assert_int_equal(p.n_hops, 1);
-		route_net_free(m);
-
-		/* the same with a table: port 2 is INIT */
-		assert_int_equal(route_net_new(&m), 0);
-		node(m, 1, ROUTE_CA, "h", 1, 0, 0);
-		node(m, 2, ROUTE_SWITCH, "sw", 2, 10, 0);
-		node(m, 3, ROUTE_CA, "h2", 1, 0, 0);
-		port(m, 1,
-		     (struct route_port_in){.num = 1,
-					    .lid = 1,
-					    .state = 4,
-					    .remote_guid = 2,
-					    .remote_port = 1});
-		port(m, 2,
-		     (struct route_port_in){.num = 1,
-					    .state = 4,
-					    .remote_guid = 1,
-					    .remote_port = 1});
-		port(m, 2,
-		     (struct route_port_in){.num = 2,
-					    .state = 2,
-					    .remote_guid = 3,
-					    .remote_port = 1});
-		port(m, 3,
-		     (struct route_port_in){.num = 1,
-					    .lid = 2,
-					    .state = 2,
-					    .remote_guid = 2,
-					    .remote_port = 2});
-		assert_int_equal(route_add_lft(m, 2, 10,
-					       (struct route_run[]){{0, 255},
-								    {1, 1},
-								    {2, 2},
-								    {3, 255},
-								    {10, 0}},
-					       5),
-				 0);
-		assert_int_equal(route_net_finish(m, err, sizeof(err)), 0);
-		assert_int_equal(route_path(m, 1, 2, &p, err, sizeof(err)),
-				 -ENOLINK);
-		assert_non_null(strstr(err, "port 2 of sw (0x0000000000000002) "
-					    "is INIT"));
-		/* beyond the table's top, and an unknown LID */
-		assert_int_equal(route_path(m, 1, 11, &p, err, sizeof(err)),
-				 -ENOENT);
-		assert_non_null(strstr(err, "no port holds LID 11"));
-		assert_int_equal(route_path(m, 77, 1, &p, err, sizeof(err)),
-				 -ENOENT);
-		assert_int_equal(route_path(m, 0, 1, &p, err, sizeof(err)),
-				 -EINVAL);
-		assert_int_equal(route_path(m, 1, 0xc000, &p, err, sizeof(err)),
-				 -EINVAL);
-		assert_non_null(strstr(err, "not a unicast LID"));
-		assert_int_equal(route_path(m, 1, 10, &p, err, sizeof(err)), 0);
-		route_net_free(m);
-	}
+	/* the switch's table failed */
+	m = two_hosts();
+	assert_int_equal(
+		route_add_lft_error(m, 2, "LinearForwardingTable: timeout"), 0);
+	assert_int_equal(route_net_finish(m, err, sizeof(err)), 0);
+	assert_int_equal(route_path(m, 1, 10, &p, err, sizeof(err)), -ENODATA);
+	assert_non_null(strstr(err, "the forwarding table of sw "
+				    "(0x0000000000000002) is unknown: "
+				    "LinearForwardingTable: timeout"));
+	assert_int_equal(p.n_hops, 1);
+	route_net_free(m);
+	/* with a table: port 2 is INIT */
+	m = two_hosts();
+	assert_int_equal(
+		route_add_lft(
+			m, 2, 10,
+			(struct route_run[]){
+				{0, 255}, {1, 1}, {2, 2}, {3, 255}, {10, 0}},
+			5),
+		0);
+	assert_int_equal(route_net_finish(m, err, sizeof(err)), 0);
+	assert_int_equal(route_path(m, 1, 2, &p, err, sizeof(err)), -ENOLINK);
+	assert_non_null(strstr(err, "port 2 of sw (0x0000000000000002) is "
+				    "INIT"));
+	/* beyond the table's top, and an unknown LID */
+	assert_int_equal(route_path(m, 1, 11, &p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no port holds LID 11"));
+	assert_int_equal(route_path(m, 77, 1, &p, err, sizeof(err)), -ENOENT);
+	assert_int_equal(route_path(m, 0, 1, &p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(route_path(m, 1, 0xc000, &p, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not a unicast LID"));
+	assert_int_equal(route_path(m, 1, 10, &p, err, sizeof(err)), 0);
+	route_net_free(m);
 }
 
 /* A LID beyond a table's top: no entry. */
 static void test_beyond_top(void **state)
 {
-	struct route_net *m;
+	struct route_net *m = two_hosts();
 	struct route_path p;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(route_net_new(&m), 0);
-	node(m, 1, ROUTE_CA, "h", 1, 0, 0);
-	node(m, 2, ROUTE_SWITCH, "sw", 2, 3, 0);
-	node(m, 3, ROUTE_CA, "far", 1, 0, 0);
-	port(m, 1,
-	     (struct route_port_in){
-		     .num = 1, .lid = 1, .remote_guid = 2, .remote_port = 1});
-	port(m, 2,
-	     (struct route_port_in){
-		     .num = 1, .remote_guid = 1, .remote_port = 1});
-	port(m, 3,
-	     (struct route_port_in){
-		     .num = 1, .lid = 40, .remote_guid = 2, .remote_port = 2});
-	port(m, 2,
-	     (struct route_port_in){
-		     .num = 2, .remote_guid = 3, .remote_port = 1});
-	assert_int_equal(
-		route_add_lft(m, 2, 3,
-			      (struct route_run[]){{0, 255}, {1, 1}, {3, 0}},
-			      3),
-		0);
+	assert_int_equal(route_add_lft(m, 2, 1,
+				       (struct route_run[]){{0, 255}, {1, 1}},
+				       2),
+			 0);
 	assert_int_equal(route_net_finish(m, err, sizeof(err)), 0);
-	assert_int_equal(route_path(m, 1, 40, &p, err, sizeof(err)),
+	assert_int_equal(route_path(m, 1, 2, &p, err, sizeof(err)),
 			 -EHOSTUNREACH);
-	assert_non_null(strstr(err, "no entry for LID 40: its table ends at "
-				    "LID 3"));
+	assert_non_null(strstr(err, "no entry for LID 2: its table ends at "
+				    "LID 1"));
 	route_net_free(m);
 }
 
