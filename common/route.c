@@ -471,7 +471,8 @@ int route_net_finish(struct route_net *n, char *err, size_t errlen)
 		return 0;
 	if (n->bad[0])
 		return say(err, errlen, -EINVAL, "%s", n->bad);
-	qsort(n->nodes, n->n_nodes, sizeof(*n->nodes), by_guid);
+	if (n->n_nodes) /* no nodes, no array: qsort wants one */
+		qsort(n->nodes, n->n_nodes, sizeof(*n->nodes), by_guid);
 	for (size_t i = 1; i < n->n_nodes; i++)
 		if (n->nodes[i].guid == n->nodes[i - 1].guid)
 			return say(err, errlen, -EINVAL,
