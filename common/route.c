@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Routes from forwarding tables (route.h). Building stages what is added,
- * then route_net_finish() sorts the nodes by GUID, gives every node a row
- * of port slots (port 0 .. numports, so a port is one index away), links
- * each port to the slot of the node at its other end, expands every LFT
- * into one byte per LID and fills the LID owner table (one entry per
- * unicast LID: node index << 8 | port). A path then walks switch by
- * switch: one LFT byte, one port slot, one comparison with the owner of
- * the destination LID.
+ * Routes from forwarding tables (route.h): building the net. Building
+ * stages what is added, then route_net_finish() sorts the nodes by GUID,
+ * gives every node a row of port slots (port 0 .. numports, so a port is
+ * one index away), links each port to the slot of the node at its other
+ * end, expands every LFT into one byte per LID and fills the LID owner
+ * table (one entry per unicast LID: node index << 8 | port). The walk is
+ * route_walk.c's; the layout both share is route_int.h.
  */
-#include "route.h"
+#include "route_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,64 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define OWNER_NONE UINT32_MAX
-#define OWNER(node, port) ((uint32_t)(node) << 8 | (uint32_t)(port))
-#define OWNER_NODE(o) ((o) >> 8)
-#define OWNER_PORT(o) ((o)&0xff)
-#define PORT_ACTIVE 4
-
-struct rnode {
-	uint64_t guid;
-	uint32_t seq; /* the order it was added in */
-	char *desc;
-	uint8_t type;
-	uint8_t lmc;
-	uint16_t lid;
-	unsigned numports;
-	uint32_t port0; /* its port 0's slot in route_net.ports */
-	uint8_t *lft;	/* lft_top + 1 egress ports by LID; NULL: none */
-	unsigned lft_top;
-	char *lft_error;
-};
-
-struct rport {
-	uint64_t port_guid;
-	uint64_t remote_guid; /* while building */
-	uint32_t remote;      /* node index, ROUTE_NO_NODE */
-	uint8_t remote_port;
-	uint8_t lmc;
-	uint8_t state;
-	bool present;
-	uint16_t lid;
-};
-
-struct staged_port {
-	uint64_t guid;
-	struct route_port_in in;
-};
-
-struct staged_lft {
-	uint64_t guid;
-	uint8_t *lft;
-	unsigned top;
-	char *error;
-};
-
-struct route_net {
-	struct rnode *nodes;
-	size_t n_nodes, cap_nodes;
-	struct rport *ports; /* slots */
-	size_t n_slots;
-	struct staged_port *sp;
-	size_t n_sp, cap_sp;
-	struct staged_lft *sl;
-	size_t n_sl, cap_sl;
-	uint32_t *owner; /* ROUTE_LID_MAX + 1 entries */
-	bool finished;
-	char bad[160]; /* the first add refused, for finish() */
-	struct route_net_stats st;
-};
 
 static int grow(void **arr, size_t *cap, size_t n, size_t size)
 {
@@ -92,10 +33,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static int say(char *err, size_t len, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *err, size_t len, int code, const char *fmt, ...)
+int route_say(char *err, size_t len, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -299,10 +237,10 @@ static int size_slots(struct route_net *n, char *err, size_t errlen)
 		uint32_t k = route_node_find(n, n->sp[i].guid);
 
 		if (k == ROUTE_NO_NODE)
-			return say(err, errlen, -EINVAL,
-				   "port %u of node 0x%016" PRIx64
-				   ": no such node",
-				   n->sp[i].in.num, n->sp[i].guid);
+			return route_say(err, errlen, -EINVAL,
+					 "port %u of node 0x%016" PRIx64
+					 ": no such node",
+					 n->sp[i].in.num, n->sp[i].guid);
 		if (n->sp[i].in.num > n->nodes[k].numports)
 			n->nodes[k].numports = n->sp[i].in.num;
 	}
@@ -327,10 +265,10 @@ static int place_ports(struct route_net *n, char *err, size_t errlen)
 		struct rport *p = &n->ports[n->nodes[k].port0 + in->num];
 
 		if (p->present)
-			return say(err, errlen, -EINVAL,
-				   "port %u of node 0x%016" PRIx64
-				   " given twice",
-				   in->num, n->sp[i].guid);
+			return route_say(err, errlen, -EINVAL,
+					 "port %u of node 0x%016" PRIx64
+					 " given twice",
+					 in->num, n->sp[i].guid);
 		p->present = true;
 		p->port_guid = in->port_guid;
 		p->remote_guid = in->remote_guid;
@@ -391,15 +329,15 @@ static int attach_lfts(struct route_net *n, char *err, size_t errlen)
 		struct rnode *r = k == ROUTE_NO_NODE ? NULL : &n->nodes[k];
 
 		if (!r || r->type != ROUTE_SWITCH)
-			return say(err, errlen, -EINVAL,
-				   "a forwarding table for 0x%016" PRIx64
-				   ", which is no switch of the picture",
-				   l->guid);
+			return route_say(err, errlen, -EINVAL,
+					 "a forwarding table for 0x%016" PRIx64
+					 ", which is no switch of the picture",
+					 l->guid);
 		if (r->lft || r->lft_error)
-			return say(err, errlen, -EINVAL,
-				   "two forwarding tables for switch "
-				   "0x%016" PRIx64,
-				   l->guid);
+			return route_say(err, errlen, -EINVAL,
+					 "two forwarding tables for switch "
+					 "0x%016" PRIx64,
+					 l->guid);
 		r->lft = l->lft;
 		r->lft_top = l->top;
 		r->lft_error = l->error;
@@ -470,14 +408,14 @@ int route_net_finish(struct route_net *n, char *err, size_t errlen)
 	if (n->finished)
 		return 0;
 	if (n->bad[0])
-		return say(err, errlen, -EINVAL, "%s", n->bad);
+		return route_say(err, errlen, -EINVAL, "%s", n->bad);
 	if (n->n_nodes) /* no nodes, no array: qsort wants one */
 		qsort(n->nodes, n->n_nodes, sizeof(*n->nodes), by_guid);
 	for (size_t i = 1; i < n->n_nodes; i++)
 		if (n->nodes[i].guid == n->nodes[i - 1].guid)
-			return say(err, errlen, -EINVAL,
-				   "node 0x%016" PRIx64 " given twice",
-				   n->nodes[i].guid);
+			return route_say(err, errlen, -EINVAL,
+					 "node 0x%016" PRIx64 " given twice",
+					 n->nodes[i].guid);
 	ret = size_slots(n, err, errlen);
 	if (!ret)
 		ret = place_ports(n, err, errlen);
@@ -556,12 +494,6 @@ int route_port_get(const struct route_net *n, uint32_t idx, unsigned port,
 	return 0;
 }
 
-static struct route_end end_of(const struct route_net *n, uint32_t node,
-			       unsigned port)
-{
-	return (struct route_end){node, n->nodes[node].guid, port};
-}
-
 int route_lid_owner(const struct route_net *n, unsigned lid,
 		    struct route_end *out)
 {
@@ -572,7 +504,7 @@ int route_lid_owner(const struct route_net *n, unsigned lid,
 	o = n->owner[lid];
 	if (o == OWNER_NONE)
 		return -ENOENT;
-	*out = end_of(n, OWNER_NODE(o), OWNER_PORT(o));
+	*out = route_end_of(n, OWNER_NODE(o), OWNER_PORT(o));
 	return 0;
 }
 
@@ -620,25 +552,27 @@ int route_runs_check(const struct route_run *runs, size_t n, unsigned top,
 		     char *err, size_t errlen)
 {
 	if (top > ROUTE_LID_MAX)
-		return say(err, errlen, -EINVAL,
-			   "top LID %u is beyond the unicast LIDs (%u)", top,
-			   ROUTE_LID_MAX);
+		return route_say(err, errlen, -EINVAL,
+				 "top LID %u is beyond the unicast LIDs (%u)",
+				 top, ROUTE_LID_MAX);
 	if (!n)
-		return say(err, errlen, -EINVAL, "no runs");
+		return route_say(err, errlen, -EINVAL, "no runs");
 	if (runs[0].lid)
-		return say(err, errlen, -EINVAL,
-			   "run 0 starts at LID %u, not 0", runs[0].lid);
+		return route_say(err, errlen, -EINVAL,
+				 "run 0 starts at LID %u, not 0", runs[0].lid);
 	for (size_t i = 1; i < n; i++) {
 		if (runs[i].lid <= runs[i - 1].lid)
-			return say(err, errlen, -EINVAL,
-				   "run %zu starts at LID %u, not after run "
-				   "%zu's %u",
-				   i, runs[i].lid, i - 1, runs[i - 1].lid);
+			return route_say(
+				err, errlen, -EINVAL,
+				"run %zu starts at LID %u, not after run "
+				"%zu's %u",
+				i, runs[i].lid, i - 1, runs[i - 1].lid);
 		if (runs[i].lid > top)
-			return say(err, errlen, -EINVAL,
-				   "run %zu starts at LID %u, beyond the top "
-				   "LID %u",
-				   i, runs[i].lid, top);
+			return route_say(
+				err, errlen, -EINVAL,
+				"run %zu starts at LID %u, beyond the top "
+				"LID %u",
+				i, runs[i].lid, top);
 	}
 	return 0;
 }
@@ -651,265 +585,4 @@ void route_runs_expand(const struct route_run *runs, size_t n, unsigned top,
 
 		memset(lft + runs[i].lid, runs[i].port, end - runs[i].lid);
 	}
-}
-
-/* --------------------------------------------------------------- paths */
-
-static const char *state_name(unsigned s)
-{
-	static const char *const names[] = {
-		"unknown", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
-
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
-
-/* "leaf003 (0x0000000000200003)" into @buf. */
-static const char *name_of(const struct rnode *r, char *buf, size_t len)
-{
-	if (r->desc[0])
-		snprintf(buf, len, "%s (0x%016" PRIx64 ")", r->desc, r->guid);
-	else
-		snprintf(buf, len, "0x%016" PRIx64, r->guid);
-	return buf;
-}
-
-/* Why the port owning @lid is not where a walk ended. */
-static int misdelivered(const struct route_net *n, uint32_t node, unsigned port,
-			unsigned lid, char *err, size_t errlen)
-{
-	const struct rport *p = &n->ports[n->nodes[node].port0 + port];
-	char who[96];
-
-	return say(err, errlen, -EHOSTUNREACH,
-		   "LID %u is delivered to port %u of %s, which owns LIDs "
-		   "%u-%u",
-		   lid, port, name_of(&n->nodes[node], who, sizeof(who)),
-		   p->lid, p->lid + (1u << p->lmc) - 1);
-}
-
-/* The link out of port @port of @node: 0, or -ENOLINK with the reason. */
-static int link_out(const struct route_net *n, uint32_t node, unsigned port,
-		    char *err, size_t errlen)
-{
-	const struct rport *p = &n->ports[n->nodes[node].port0 + port];
-	char who[96];
-
-	if (p->present && p->remote != ROUTE_NO_NODE &&
-	    (!p->state || p->state == PORT_ACTIVE))
-		return 0;
-	name_of(&n->nodes[node], who, sizeof(who));
-	if (!p->present)
-		return say(err, errlen, -ENOLINK,
-			   "port %u of %s leads nowhere: the picture has no "
-			   "such port",
-			   port, who);
-	if (p->remote == ROUTE_NO_NODE)
-		return say(err, errlen, -ENOLINK,
-			   "port %u of %s leads nowhere: %s", port, who,
-			   p->remote_guid ? "its peer is not in the picture"
-					  : "nothing is attached");
-	return say(err, errlen, -ENOLINK,
-		   "port %u of %s is %s: no traffic passes", port, who,
-		   state_name(p->state));
-}
-
-/* The switch hop @h forwards @lid: its egress port, or an error. */
-static int forward(const struct route_net *n, struct route_hop *h, unsigned lid,
-		   uint32_t owner, char *err, size_t errlen)
-{
-	const struct rnode *sw = &n->nodes[h->node];
-	char who[96];
-	unsigned out;
-
-	name_of(sw, who, sizeof(who));
-	if (!sw->lft)
-		return say(err, errlen, -ENODATA,
-			   "the forwarding table of %s is unknown: %s", who,
-			   sw->lft_error ? sw->lft_error : "not read");
-	if (lid > sw->lft_top)
-		return say(err, errlen, -EHOSTUNREACH,
-			   "%s has no entry for LID %u: its table ends at "
-			   "LID %u",
-			   who, lid, sw->lft_top);
-	out = sw->lft[lid];
-	h->out_port = out;
-	if (out == ROUTE_PORT_NONE)
-		return say(err, errlen, -EHOSTUNREACH,
-			   "%s has no entry for LID %u (255)", who, lid);
-	if (out == 0 && owner != OWNER(h->node, 0))
-		return say(err, errlen, -EHOSTUNREACH,
-			   "%s forwards LID %u to itself (port 0), but its "
-			   "LIDs are %u-%u",
-			   who, lid, sw->lid, sw->lid + (1u << sw->lmc) - 1);
-	if (out > sw->numports)
-		return say(err, errlen, -EHOSTUNREACH,
-			   "%s forwards LID %u to port %u, and it has %u", who,
-			   lid, out, sw->numports);
-	return 0;
-}
-
-/* Whether switch @node is already on the path: a loop. */
-static int looped(const struct route_net *n, const struct route_path *out,
-		  uint32_t node, char *err, size_t errlen)
-{
-	char who[96];
-
-	for (size_t k = 0; k < out->n_hops; k++)
-		if (out->hops[k].node == node)
-			return say(err, errlen, -ELOOP,
-				   "the tables loop for LID %u: %s is reached "
-				   "again after %zu switches",
-				   out->dst_lid,
-				   name_of(&n->nodes[node], who, sizeof(who)),
-				   out->n_hops - k);
-	return 0;
-}
-
-/* Walk the switches from @cur, entered by @in from @from. */
-static int walk(const struct route_net *n, uint32_t cur, unsigned in,
-		struct route_end from, uint32_t owner, struct route_path *out,
-		char *err, size_t errlen)
-{
-	for (;;) {
-		const struct rnode *sw = &n->nodes[cur];
-		const struct rport *p;
-		struct route_hop *h;
-		int ret;
-
-		if (out->n_hops == ROUTE_MAX_HOPS)
-			return say(err, errlen, -E2BIG,
-				   "more than %d switches to LID %u",
-				   ROUTE_MAX_HOPS, out->dst_lid);
-		ret = looped(n, out, cur, err, errlen);
-		if (ret)
-			return ret;
-		h = &out->hops[out->n_hops++];
-		*h = (struct route_hop){
-			cur,	 sw->guid, sw->desc,
-			sw->lid, sw->lmc,  in,
-			0,	 from,	   {ROUTE_NO_NODE, 0, 0}};
-		ret = forward(n, h, out->dst_lid, owner, err, errlen);
-		if (ret)
-			return ret;
-		if (!h->out_port) {
-			h->to = end_of(n, cur, 0);
-			return 0;
-		}
-		ret = link_out(n, cur, h->out_port, err, errlen);
-		if (ret)
-			return ret;
-		p = &n->ports[sw->port0 + h->out_port];
-		h->to = end_of(n, p->remote, p->remote_port);
-		if (n->nodes[p->remote].type != ROUTE_SWITCH)
-			return owner == OWNER(p->remote, p->remote_port)
-				       ? 0
-				       : misdelivered(
-						 n, p->remote, p->remote_port,
-						 out->dst_lid, err, errlen);
-		from = end_of(n, cur, h->out_port);
-		in = p->remote_port;
-		cur = p->remote;
-	}
-}
-
-int route_path_from(const struct route_net *n, uint32_t node, unsigned port,
-		    unsigned dst_lid, struct route_path *out, char *err,
-		    size_t errlen)
-{
-	const struct rport *p;
-	uint32_t owner;
-	int ret;
-
-	memset(out, 0, offsetof(struct route_path, hops));
-	out->dst_lid = dst_lid;
-	out->src.node = out->dst.node = ROUTE_NO_NODE;
-	if (!n->finished)
-		return say(err, errlen, -EINVAL, "the net is not finished");
-	if (!dst_lid || dst_lid > ROUTE_LID_MAX)
-		return say(err, errlen, -EINVAL,
-			   "LID %u is not a unicast LID (1-%u)", dst_lid,
-			   ROUTE_LID_MAX);
-	if (node >= n->n_nodes || port > n->nodes[node].numports ||
-	    !n->ports[n->nodes[node].port0 + port].present)
-		return say(err, errlen, -ENOENT,
-			   "no such source port (node %u port %u)", node, port);
-	owner = n->owner[dst_lid];
-	if (owner == OWNER_NONE)
-		return say(err, errlen, -ENOENT, "no port holds LID %u",
-			   dst_lid);
-	out->dst = end_of(n, OWNER_NODE(owner), OWNER_PORT(owner));
-	out->src = end_of(n, node, port);
-	p = &n->ports[n->nodes[node].port0 + port];
-	out->src_lid = p->lid;
-	if (n->nodes[node].type == ROUTE_SWITCH)
-		return walk(n, node, 0, (struct route_end){ROUTE_NO_NODE, 0, 0},
-			    owner, out, err, errlen);
-	if (owner == OWNER(node, port))
-		return 0; /* the port's own LID */
-	ret = link_out(n, node, port, err, errlen);
-	if (ret)
-		return ret;
-	if (n->nodes[p->remote].type != ROUTE_SWITCH)
-		return owner == OWNER(p->remote, p->remote_port)
-			       ? 0
-			       : misdelivered(n, p->remote, p->remote_port,
-					      dst_lid, err, errlen);
-	return walk(n, p->remote, p->remote_port, out->src, owner, out, err,
-		    errlen);
-}
-
-int route_path(const struct route_net *n, unsigned src_lid, unsigned dst_lid,
-	       struct route_path *out, char *err, size_t errlen)
-{
-	uint32_t o;
-	int ret;
-
-	if (!n->finished || !src_lid || src_lid > ROUTE_LID_MAX) {
-		memset(out, 0, offsetof(struct route_path, hops));
-		out->src_lid = src_lid;
-		out->dst_lid = dst_lid;
-		out->src.node = out->dst.node = ROUTE_NO_NODE;
-		return say(err, errlen, -EINVAL,
-			   n->finished ? "LID %u is not a unicast LID (1-%u)"
-				       : "the net is not finished (LID %u, %u)",
-			   src_lid, ROUTE_LID_MAX);
-	}
-	o = n->owner[src_lid];
-	if (o == OWNER_NONE) {
-		memset(out, 0, offsetof(struct route_path, hops));
-		out->src_lid = src_lid;
-		out->dst_lid = dst_lid;
-		out->src.node = out->dst.node = ROUTE_NO_NODE;
-		return say(err, errlen, -ENOENT, "no port holds LID %u",
-			   src_lid);
-	}
-	ret = route_path_from(n, OWNER_NODE(o), OWNER_PORT(o), dst_lid, out,
-			      err, errlen);
-	out->src_lid = src_lid;
-	return ret;
-}
-
-size_t route_path_links(const struct route_path *p, struct route_link *out)
-{
-	size_t k = 0;
-
-	if (!p->n_hops) {
-		if (p->src.node != ROUTE_NO_NODE &&
-		    p->dst.node != ROUTE_NO_NODE &&
-		    (p->src.node != p->dst.node || p->src.port != p->dst.port))
-			out[k++] = (struct route_link){p->src, p->dst};
-		return k;
-	}
-	if (p->hops[0].in_port)
-		out[k++] = (struct route_link){
-			p->hops[0].from,
-			{p->hops[0].node, p->hops[0].guid, p->hops[0].in_port}};
-	for (size_t i = 0; i < p->n_hops; i++) {
-		const struct route_hop *h = &p->hops[i];
-
-		if (h->out_port && h->to.node != ROUTE_NO_NODE)
-			out[k++] = (struct route_link){
-				{h->node, h->guid, h->out_port}, h->to};
-	}
-	return k;
 }
