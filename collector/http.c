@@ -15,6 +15,7 @@
 #include "jdec.h"
 #include "log.h"
 #include "report.h"
+#include "route_api.h"
 #include "testapi.h"
 #include "writer.h"
 
@@ -45,6 +46,7 @@ enum http_route {
 	ROUTE_COVERAGE,
 	ROUTE_REGRESSIONS,
 	ROUTE_ENROL,
+	ROUTE_ROUTE,
 };
 
 /* Fixed paths: route, method, whether the admin token is needed. */
@@ -60,6 +62,7 @@ static const struct {
 	{"/api/v1/coverage", MHD_HTTP_METHOD_GET, ROUTE_COVERAGE, 1},
 	{"/api/v1/regressions", MHD_HTTP_METHOD_GET, ROUTE_REGRESSIONS, 1},
 	{"/api/v1/enrol", MHD_HTTP_METHOD_POST, ROUTE_ENROL, 0},
+	{"/api/v1/route", MHD_HTTP_METHOD_GET, ROUTE_ROUTE, 1},
 };
 
 /* POST /api/v1/hosts/NAME/ACTION */
@@ -249,7 +252,7 @@ static int http_authorize(struct http *h, struct http_req *req,
 		return -EACCES;
 	}
 	if (req->route == ROUTE_RETIRE || req->route == ROUTE_COVERAGE ||
-	    req->route == ROUTE_REGRESSIONS) {
+	    req->route == ROUTE_REGRESSIONS || req->route == ROUTE_ROUTE) {
 		if (!admin)
 			*ret = http_error(req->conn, MHD_HTTP_FORBIDDEN,
 					  "the admin API is disabled (no "
@@ -419,6 +422,9 @@ static enum MHD_Result http_answer(struct http_req *req)
 			 job->error[0] ? job->error : "constraint failed");
 		return http_error(conn, MHD_HTTP_BAD_REQUEST, msg);
 	}
+	if (job->status == -ENOENT && req->route == ROUTE_ROUTE)
+		return http_error(conn, MHD_HTTP_NOT_FOUND,
+				  job->answer ? job->answer : "no route");
 	if (job->status == -ENOENT) {
 		snprintf(msg, sizeof(msg), "unknown host '%.*s'",
 			 REPORT_MAX_NAME, req->target);
@@ -451,6 +457,7 @@ static enum MHD_Result http_answer(struct http_req *req)
 	case ROUTE_PLAN:
 	case ROUTE_COVERAGE:
 	case ROUTE_REGRESSIONS:
+	case ROUTE_ROUTE:
 		return http_send_text(conn, &job->answer);
 	case ROUTE_RESULTS:
 		return http_send(conn, MHD_HTTP_OK,
@@ -488,6 +495,21 @@ static int http_same_host(struct http_req *req, const char *host,
 	return 0;
 }
 
+/* GET /api/v1/route: its LIDs checked here (400), the path by the writer. */
+static enum MHD_Result http_route(struct http_req *req)
+{
+	char err[160];
+
+	if (route_api_args(MHD_lookup_connection_value(
+				   req->conn, MHD_GET_ARGUMENT_KIND, "src_lid"),
+			   MHD_lookup_connection_value(
+				   req->conn, MHD_GET_ARGUMENT_KIND, "dst_lid"),
+			   &req->job.src_lid, &req->job.dst_lid, err,
+			   sizeof(err)))
+		return http_error(req->conn, MHD_HTTP_BAD_REQUEST, err);
+	return http_submit(req, WRITER_ROUTE);
+}
+
 /* The test API: register, plan, results, pause/resume, coverage. */
 static enum MHD_Result http_process_tests(struct http_req *req)
 {
@@ -522,6 +544,8 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 		return http_submit(req, WRITER_COVERAGE);
 	case ROUTE_REGRESSIONS:
 		return http_submit(req, WRITER_REGRESS);
+	case ROUTE_ROUTE:
+		return http_route(req);
 	default:
 		return http_error(req->conn, MHD_HTTP_NOT_FOUND,
 				  "no such endpoint");

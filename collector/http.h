@@ -3,7 +3,8 @@
  * The collector's HTTP side (common/httpd: libmicrohttpd with a thread
  * pool, the connection guard and the request gate): POST /api/v1/report,
  * GET /healthz and
- * POST /api/v1/hosts/NAME/retire. Handlers authenticate, read the body
+ * POST /api/v1/hosts/NAME/retire, and the admin views (coverage,
+ * regressions, route). Handlers authenticate, read the body
  * under a byte limit, validate it with report_decode(), hand the report to
  * the writer and suspend the connection; the writer's done() resumes it
  * and the answer (2xx only once the rows are committed) goes out.

@@ -7,9 +7,12 @@
  * due, the same rule as the hosts' counters (store_put.c). The cache maps
  * "GUID/port" to the port's row id, a hash of its columns and its
  * counters (interned name, series id, last value, last history time).
+ * A switch's forwarding table, when the report carries one, goes to
+ * store_route.c; any port row written tells it the routes may have moved.
  */
 #include "store_fabric.h"
 #include "store_int.h"
+#include "store_route.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,9 +51,10 @@ static const char *const fsql_text[FSQL_COUNT] = {
 		"INSERT INTO fabric_port (node_guid, port, lid, state, "
 		"phys_state, width_active, width_enabled, speed_active, "
 		"rate_bytes, degraded, remote_guid, remote_port, error, "
-		"changed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-		"?11, ?12, ?13, ?14) ON CONFLICT (node_guid, port) DO UPDATE "
-		"SET lid = excluded.lid, state = excluded.state, phys_state = "
+		"changed, lmc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		"?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT (node_guid, port) "
+		"DO UPDATE SET lid = excluded.lid, lmc = excluded.lmc, state = "
+		"excluded.state, phys_state = "
 		"excluded.phys_state, width_active = excluded.width_active, "
 		"width_enabled = excluded.width_enabled, speed_active = "
 		"excluded.speed_active, rate_bytes = excluded.rate_bytes, "
@@ -103,12 +107,16 @@ static void fport_free(void *v)
 int store_fabric_open(struct store *st)
 {
 	struct store_fabric *f = calloc(1, sizeof(*f));
+	int ret;
 
 	if (!f)
 		return -ENOMEM;
 	st->fabric = f;
 	if (map_new(fport_free, &f->ports) || map_new(NULL, &f->names))
 		return -ENOMEM;
+	ret = store_route_open(st);
+	if (ret)
+		return ret;
 	for (int i = 0; i < FSQL_COUNT; i++) {
 		int rc = sqlite3_prepare_v3(st->db, fsql_text[i], -1,
 					    SQLITE_PREPARE_PERSISTENT,
@@ -124,6 +132,7 @@ void store_fabric_close(struct store *st)
 {
 	struct store_fabric *f = st->fabric;
 
+	store_route_close(st);
 	if (!f)
 		return;
 	for (int i = 0; i < FSQL_COUNT; i++)
@@ -136,6 +145,7 @@ void store_fabric_close(struct store *st)
 
 void store_fabric_drop(struct store *st)
 {
+	store_route_dirty(st);
 	if (!st->fabric)
 		return;
 	map_clear(st->fabric->ports);
@@ -189,6 +199,7 @@ static uint64_t port_hash(const struct report_fport *p)
 {
 	uint64_t h = hn(0, p->lid);
 
+	h = hn(h, p->lmc);
 	h = hn(h, p->state);
 	h = hn(h, p->phys_state);
 	h = hn(h, p->width_active);
@@ -226,6 +237,7 @@ static int upsert_port(struct store *st, const struct report_fport *p,
 	bind_opt(s, 12, p->remote_port);
 	store_bind_text(s, 13, p->error);
 	sqlite3_bind_double(s, 14, now);
+	bind_opt(s, 15, p->lmc);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
@@ -301,6 +313,7 @@ static int get_port(struct store *st, const struct report_fport *rp,
 		p->hash = h ^ 1; /* the row may be stale: write it */
 	}
 	ret = upsert_port(st, rp, guid, now, &p->id);
+	store_route_dirty(st); /* a link, LID or state may have changed */
 	if (!ret && !p->n)
 		ret = load_series(st, p);
 	if (!ret) {
@@ -380,6 +393,10 @@ int store_fabric_put(struct store *st, const struct report *r, double now,
 
 		report_guid_str(n->guid, guid, sizeof(guid));
 		ret = put_node(st, n, guid, r->host, now);
+		if (!ret && (n->has_lft || n->lft_error))
+			ret = store_route_put_lft(
+				st, n, guid, f->routed > 0 ? f->routed : now,
+				r->host, now);
 		for (size_t j = 0; !ret && j < n->n_ports; j++) {
 			const struct report_fport *p = &n->ports[j];
 			struct fport *fp;

@@ -108,6 +108,7 @@ struct store {
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
 
 	struct store_fabric *fabric; /* store_fabric.c */
+	struct store_route *route;   /* store_route.c */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

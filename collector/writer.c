@@ -7,6 +7,7 @@
 #include "log.h"
 #include "plansvc.h"
 #include "report.h"
+#include "route_api.h"
 #include "store_regress.h"
 #include "store_tests.h"
 #include "testapi.h"
@@ -161,6 +162,25 @@ static int writer_apply_tests(struct writer *w, struct writer_job *job,
 	}
 }
 
+/* GET /api/v1/route: no route is that job's answer (its reason), not the
+ * batch's failure. */
+static int writer_route(struct writer *w, struct writer_job *job)
+{
+	char why[512] = "";
+	int ret;
+
+	free(job->answer);
+	job->answer = NULL;
+	job->status = 0;
+	ret = route_api_answer(w->st, job->src_lid, job->dst_lid, &job->answer,
+			       why, sizeof(why));
+	if (ret != -ENOENT)
+		return ret;
+	job->status = -ENOENT;
+	job->answer = strdup(why);
+	return job->answer ? 0 : -ENOMEM;
+}
+
 static int writer_apply(struct writer *w, struct writer_job *job, double now)
 {
 	switch (job->kind) {
@@ -180,6 +200,8 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 		free(job->answer);
 		job->answer = NULL;
 		return store_regress_json(w->st, now, &job->answer);
+	case WRITER_ROUTE:
+		return writer_route(w, job);
 	default:
 		return writer_apply_tests(w, job, now);
 	}

@@ -34,6 +34,7 @@ enum writer_kind {
 	WRITER_PAUSE,	 /* job->host paused (flag 1) or resumed (0) */
 	WRITER_COVERAGE, /* answer: the coverage view */
 	WRITER_REGRESS,	 /* answer: GET /api/v1/regressions */
+	WRITER_ROUTE,	 /* answer: GET /api/v1/route; -ENOENT: no route */
 };
 
 struct writer_job {
@@ -44,6 +45,7 @@ struct writer_job {
 	const struct testapi_reg *reg;	       /* WRITER_REGISTER */
 	const struct testapi_results *results; /* WRITER_RESULTS */
 	int flag, by_admin;		       /* WRITER_PAUSE */
+	unsigned src_lid, dst_lid;	       /* WRITER_ROUTE */
 	size_t rows;			       /* set by writer_submit() */
 	/* Results, set before done() is called. */
 	int status; /* 0; -ENOENT (retire of an unknown host); -EINVAL (the
@@ -51,8 +53,9 @@ struct writer_job {
 	struct store_stats stats;
 	char error[160]; /* with -EINVAL: what the database refused; for
 			  * WRITER_HEALTH: why it failed */
-	char *answer;	 /* REGISTER, PLAN, COVERAGE: JSON text; the submitter
-			  * frees it (also when status is not 0) */
+	char *answer;	 /* REGISTER, PLAN, COVERAGE, ROUTE: JSON text (ROUTE
+			  * with -ENOENT: why there is no route); the
+			  * submitter frees it (also when status is not 0) */
 	size_t stored, duplicates; /* WRITER_RESULTS */
 	/*
 	 * Called on the writer thread once the job's transaction committed or

@@ -40,6 +40,8 @@ void report_fabric_free(struct report_fabric *f)
 			fport_clear(&n->ports[j]);
 		free(n->ports);
 		free(n->desc);
+		free(n->lft_runs);
+		free(n->lft_error);
 	}
 	free(f->nodes);
 	free(f->ca);
@@ -75,6 +77,7 @@ static json_t *enc_fport(const struct report_fport *p)
 
 	bad |= set_int(o, "port", p->port);
 	bad |= set_int(o, "lid", p->lid);
+	bad |= set_int(o, "lmc", p->lmc);
 	bad |= set_int(o, "state", p->state);
 	bad |= set_int(o, "phys_state", p->phys_state);
 	bad |= set_int(o, "width_active", p->width_active);
@@ -106,6 +109,31 @@ static json_t *enc_fport(const struct report_fport *p)
 	return o;
 }
 
+/* {"top": N, "runs": [lid, port, lid, port...]} or {"error": "..."}. */
+static int enc_lft(json_t *o, const struct report_fnode *n)
+{
+	json_t *l = json_object(), *runs = json_array();
+	int bad = !l || !runs;
+
+	if (n->has_lft) {
+		bad |= set_int(l, "top", n->lft_top);
+		for (size_t i = 0; !bad && i < n->lft_n_runs; i++) {
+			bad |= json_array_append_new(
+				runs, json_integer(n->lft_runs[i].lid));
+			bad |= json_array_append_new(
+				runs, json_integer(n->lft_runs[i].port));
+		}
+		bad |= json_object_set(l, "runs", runs);
+	}
+	bad |= set_str(l, "error", n->lft_error);
+	json_decref(runs);
+	if (bad) {
+		json_decref(l);
+		return -1;
+	}
+	return json_object_set_new(o, "lft", l);
+}
+
 static json_t *enc_fnode(const struct report_fnode *n)
 {
 	json_t *o = json_object(), *ports = json_array();
@@ -116,6 +144,8 @@ static json_t *enc_fnode(const struct report_fnode *n)
 	bad |= set_str(o, "description", n->desc);
 	bad |= set_int(o, "lid", n->lid);
 	bad |= set_int(o, "numports", n->numports);
+	if (!bad && (n->has_lft || n->lft_error))
+		bad |= enc_lft(o, n);
 	for (size_t j = 0; !bad && j < n->n_ports; j++) {
 		json_t *p = enc_fport(&n->ports[j]);
 
@@ -139,6 +169,8 @@ json_t *report_fabric_encode(const struct report_fabric *f)
 	bad |= set_int(o, "port", f->port);
 	bad |= json_object_set_new(o, "discovered", json_real(f->discovered));
 	bad |= json_object_set_new(o, "swept", json_real(f->swept));
+	if (f->routed > 0)
+		bad |= json_object_set_new(o, "routed", json_real(f->routed));
 	for (size_t i = 0; !bad && i < f->n_nodes; i++) {
 		json_t *n = enc_fnode(&f->nodes[i]);
 
@@ -236,6 +268,7 @@ static int dec_fport(struct jdec *d, const json_t *o, struct report_fport *p)
 	int ret;
 
 	p->state = p->phys_state = p->width_active = p->width_enabled = -1;
+	p->lmc = -1;
 	p->remote_port = -1;
 	p->rate_bytes = REPORT_UNKNOWN;
 	ret = jdec_object_at(d, o);
@@ -245,6 +278,8 @@ static int dec_fport(struct jdec *d, const json_t *o, struct report_fport *p)
 	if (!ret)
 		ret = jdec_int(d, o, "lid", 0, 0xffff, 0, &lid);
 	p->lid = lid;
+	if (!ret)
+		ret = dec_small(d, o, "lmc", 0, 7, &p->lmc);
 	if (!ret)
 		ret = dec_small(d, o, "state", 0, 5, &p->state);
 	if (!ret)
@@ -308,6 +343,82 @@ static int dec_fports(struct jdec *d, const json_t *o, struct report_fnode *n)
 	return ret;
 }
 
+/* lft.runs: [lid, port, ...] pairs, checked as route_runs_check() does. */
+static int dec_runs(struct jdec *d, const json_t *a, struct report_fnode *n)
+{
+	size_t len = json_array_size(a), old = jdec_key(d, "runs");
+	char why[128];
+	int ret = 0;
+
+	if (!json_is_array(a) || !len || len % 2 ||
+	    len > 2 * ((size_t)n->lft_top + 1))
+		return jdec_fail(d, "must be a non-empty array of LID, port "
+				    "pairs, at most top + 1 of them");
+	n->lft_runs = calloc(len / 2, sizeof(*n->lft_runs));
+	if (!n->lft_runs)
+		return jdec_nomem(d);
+	for (size_t i = 0; !ret && i < len; i++) {
+		const json_t *v = json_array_get(a, i);
+		json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+		int64_t max = i % 2 ? ROUTE_PORT_NONE : n->lft_top;
+
+		if (x < 0 || x > max) {
+			jdec_index(d, i);
+			ret = jdec_fail(d,
+					"must be an integer in [0, %lld]: a "
+					"%s",
+					(long long)max, i % 2 ? "port" : "LID");
+		} else if (i % 2) {
+			n->lft_runs[i / 2].port = (uint8_t)x;
+		} else {
+			n->lft_runs[i / 2].lid = (uint16_t)x;
+		}
+	}
+	n->lft_n_runs = len / 2;
+	if (!ret && route_runs_check(n->lft_runs, n->lft_n_runs, n->lft_top,
+				     why, sizeof(why)))
+		ret = jdec_fail(d, "%s", why);
+	if (!ret)
+		jdec_pop(d, old);
+	return ret;
+}
+
+/* A switch's "lft": {"top", "runs"} or {"error"}. */
+static int dec_lft(struct jdec *d, const json_t *o, struct report_fnode *n)
+{
+	json_t *l = NULL, *runs;
+	int64_t top = -1;
+	size_t old;
+	int ret;
+
+	ret = jdec_obj(d, o, "lft", 0, &l);
+	if (ret || !l)
+		return ret;
+	old = jdec_key(d, "lft");
+	if (n->type != 2)
+		return jdec_fail(d, "only a switch has a forwarding table");
+	ret = jdec_str(d, l, "error", REPORT_MAX_TEXT, JDEC_TEXT, 0,
+		       &n->lft_error);
+	if (!ret)
+		ret = jdec_int(d, l, "top", 0, ROUTE_LID_MAX, !n->lft_error,
+			       &top);
+	runs = jdec_get(l, "runs");
+	if (!ret && top >= 0 && !runs)
+		ret = jdec_fail(d, "runs: is required with top");
+	if (!ret && runs && top < 0)
+		ret = jdec_fail(d, "top: is required with runs");
+	if (!ret && top >= 0 && n->lft_error)
+		ret = jdec_fail(d, "holds a table or an error, not both");
+	if (!ret && top >= 0) {
+		n->lft_top = (unsigned)top;
+		n->has_lft = 1;
+		ret = dec_runs(d, runs, n);
+	}
+	if (!ret)
+		jdec_pop(d, old);
+	return ret;
+}
+
 static int dec_fnode(struct jdec *d, const json_t *o, struct report_fnode *n)
 {
 	int64_t numports = 0, lid = -1;
@@ -331,6 +442,8 @@ static int dec_fnode(struct jdec *d, const json_t *o, struct report_fnode *n)
 	if (!ret)
 		ret = jdec_int(d, o, "numports", 0, 254, 0, &numports);
 	n->numports = (unsigned)numports;
+	if (!ret)
+		ret = dec_lft(d, o, n);
 	if (!ret)
 		ret = dec_fports(d, o, n);
 	return ret;
@@ -408,6 +521,8 @@ int report_fabric_decode(struct jdec *d, const json_t *report,
 		ret = jdec_num(d, o, "discovered", 0, 1e11, 0, &f->discovered);
 	if (!ret)
 		ret = jdec_num(d, o, "swept", 0, 1e11, 0, &f->swept);
+	if (!ret)
+		ret = jdec_num(d, o, "routed", 0, 1e11, 0, &f->routed);
 	if (!ret)
 		ret = dec_fnodes(d, o, f);
 	if (ret) {

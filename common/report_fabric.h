@@ -7,7 +7,10 @@
  * its state, width and speed, whether it is degraded, the other end of
  * its link and its counters under the sysfs names, raw. A poller splits a
  * large fabric over several reports (the collector's body limit); each is
- * complete for the nodes it holds. JSON shape: docs/api.md, "Fabric".
+ * complete for the nodes it holds. A switch may carry its linear
+ * forwarding table as runs of LIDs to one egress port (route.h), and each
+ * port its LMC, so that the LIDs of every port and the route to each are
+ * known. JSON shape: docs/api.md, "Fabric".
  */
 #ifndef IBPULSE_REPORT_FABRIC_H
 #define IBPULSE_REPORT_FABRIC_H
@@ -18,6 +21,7 @@
 
 #include "jdec.h"
 #include "report.h"
+#include "route.h"
 
 #define REPORT_MAX_FABRIC_NODES 16384 /* per report */
 #define REPORT_MAX_FABRIC_PORTS 255   /* per node */
@@ -25,7 +29,8 @@
 
 struct report_fport {
 	unsigned port;
-	int64_t lid;	       /* -1 unknown */
+	int64_t lid; /* -1 unknown */
+	int lmc;     /* the port owns 2^lmc LIDs from lid; -1 unknown */
 	int state, phys_state; /* as report_port's; -1 unknown */
 	int width_active;      /* lanes: 1, 2, 4, 8, 12; -1 unknown */
 	int width_enabled;     /* the widest enabled */
@@ -48,6 +53,15 @@ struct report_fnode {
 	unsigned numports;
 	struct report_fport *ports;
 	size_t n_ports;
+	/*
+	 * Switches: the linear forwarding table, when this report carries it
+	 * (has_lft: its runs; or lft_error: why it could not be read).
+	 */
+	int has_lft;
+	unsigned lft_top; /* the highest LID of the table */
+	struct route_run *lft_runs;
+	size_t lft_n_runs;
+	char *lft_error;
 };
 
 struct report_fabric {
@@ -55,6 +69,7 @@ struct report_fabric {
 	unsigned port;
 	double discovered; /* probe clock */
 	double swept;
+	double routed; /* when the forwarding tables were read; 0: none */
 	struct report_fnode *nodes;
 	size_t n_nodes;
 };

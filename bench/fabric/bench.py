@@ -23,8 +23,25 @@ on every switch, as the issue measured); and with a per-MAD round trip
 added by bench/fabric/maddelay.so (IBPULSE_MAD_DELAY_US). Prints a
 Markdown table and writes the raw figures as JSON.
 
-usage: bench.py PROBE MADDELAY_SO [--sizes 512,2000] [--reps N]
-                [--delay-us US] [--json OUT]
+With routes (--what), a second table: one read of every switch's linear
+forwarding table,
+
+  ibpulse tables  `ibpulse-probe fabric` in its loop with route_interval 1:
+                  the steady-state read (LID-routed SubnGets through the
+                  MAD window), from its own JSON
+  dump_fts        infiniband-diags' dump of every switch's table (a
+                  discovery, then ibroute's directed-route SMPs one at a
+                  time), what an operator runs
+  route_path      bench/fabric/route_rate: route_path() calls a second over
+                  the tables just read, every CA port to LIDs spread over
+                  every port
+
+clean and with the per-MAD delay, and clean with LMC 2 (`opensm -l 2`:
+four LIDs a port, four times the table).
+
+usage: bench.py PROBE MADDELAY_SO [--route-rate ROUTE_RATE]
+                [--sizes 512,2000] [--reps N] [--delay-us US]
+                [--what sweep,routes] [--json OUT]
 """
 import argparse
 import json
@@ -51,9 +68,10 @@ def med(xs):
 
 
 class Bench:
-    def __init__(self, sim, probe, shim, reps, delay_us):
+    def __init__(self, sim, probe, shim, reps, delay_us, route_rate=None):
         self.sim, self.probe, self.shim = sim, probe, shim
         self.reps, self.delay_us = reps, delay_us
+        self.route_rate_bin = route_rate
         self.delay = False
 
     def env(self):
@@ -158,6 +176,54 @@ class Bench:
                 "failed_switches": max(fails)}
 
 
+    # ------------------------------------------------------------ routes
+    def ibpulse_routes(self):
+        """Steady-state table reads from the loop's JSON (one a cycle)."""
+        argv = [self.probe, "fabric", "--json", "--interval", "1",
+                "--route-interval", "1", "--sweeps", str(self.reps + 1)]
+        p = subprocess.run(argv, env=self.env(), capture_output=True,
+                           text=True, timeout=900, cwd=self.sim.dir)
+        docs = [json.loads(line) for line in p.stdout.splitlines() if line]
+        if p.returncode or not docs:
+            return {"error": "exit %d: %s" % (
+                p.returncode, p.stderr.strip().splitlines()[-1:])}
+        reads = [d["routes"] for d in docs]
+        steady = reads[1:] or reads
+        return {
+            "reads": steady,
+            "seconds": med([r["seconds"] for r in steady]),
+            "seconds_min": min(r["seconds"] for r in steady),
+            "seconds_max": max(r["seconds"] for r in steady),
+            "cpu_seconds": med([r["cpu_seconds"] for r in steady]),
+            "mads": med([r["mads"] for r in steady]),
+            "retries": med([r["retries"] for r in steady]),
+            "tables": min(r["switches"] - r["switches_failed"]
+                          for r in steady),
+            "switches": reads[-1]["switches"],
+            "fresh": len({r["at"] for r in steady}),
+        }
+
+    def dump_fts(self):
+        """Wall time of `dump_fts`, and the tables it printed."""
+        walls, tables, exits = [], [], []
+        for _ in range(self.reps):
+            wall, p = self.timed(["dump_fts"])
+            walls.append(wall)
+            tables.append(p.stdout.count("Unicast lids"))
+            exits.append(p.returncode)
+        return {"seconds": med(walls), "tables": min(tables),
+                "exit_codes": exits}
+
+    def route_rate(self):
+        p = subprocess.run([self.route_rate_bin, "200000"], env=self.env(),
+                           capture_output=True, text=True, timeout=900,
+                           cwd=self.sim.dir)
+        if p.returncode:
+            return {"error": "exit %d: %s" % (
+                p.returncode, p.stderr.strip().splitlines()[-1:])}
+        return json.loads(p.stdout)
+
+
 def switch_ports(sim):
     """[(switch GUID, [connected ports])] from ibnetdiscover -p."""
     p = sim.run(["ibnetdiscover", "-p"], check=True)
@@ -169,7 +235,8 @@ def switch_ports(sim):
     return sorted((g, sorted(ps)) for g, ps in sw.items())
 
 
-def run_size(hosts, args):
+def new_sim(hosts, sm_args=()):
+    """A Sim of the generated fat tree for @hosts, ibsim's limits raised."""
     leaves, per_leaf, spines = SHAPES[hosts]
     work = tempfile.mkdtemp(prefix="fabric-bench-",
                             dir=os.environ.get("TMPDIR"))
@@ -180,12 +247,41 @@ def run_size(hosts, args):
     limits = ["-N", str(max(2048, 2 * nodes)), "-S", str(max(256, 2 * (
         leaves + spines))), "-P", str(max(13312, 4 * (hosts + leaves * (
             per_leaf + spines) + spines * leaves)))]
+    return simfabric.Sim(net, limits=limits, workdir=work, sm_args=sm_args)
+
+
+def route_rows(hosts, args, lmc):
+    """The tables' rows of the second table, clean and delayed (LMC 0)."""
+    leaves, _, spines = SHAPES[hosts]
     rows = []
-    with simfabric.Sim(net, limits=limits, workdir=work) as sim:
+    with new_sim(hosts, ["-l", str(lmc)] if lmc else []) as sim:
+        b = Bench(sim, args.probe, args.shim, args.reps, args.delay_us,
+                  args.route_rate)
+        for cond in ("clean", "delay") if not lmc else ("clean",):
+            b.delay = cond == "delay"
+            r = {"fabric": "%d hosts, %d switches, LMC %d" % (
+                hosts, leaves + spines, lmc), "condition": cond}
+            r["ibpulse_routes"] = b.ibpulse_routes()
+            r["dump_fts"] = b.dump_fts()
+            if cond == "clean" and args.route_rate:
+                r["route_rate"] = b.route_rate()
+            rows.append(r)
+            print("# %s, %s routes done" % (r["fabric"], cond),
+                  file=sys.stderr)
+    return rows
+
+
+def run_size(hosts, args):
+    leaves, per_leaf, spines = SHAPES[hosts]
+    rows = []
+    if "sweep" not in args.what:
+        return rows
+    with new_sim(hosts) as sim:
         # -s 0: serve SA queries but sweep no more; an SM re-sweeping
         # through MAD loss leaves ports in INIT, where no GMP passes
         sim.opensm_background(args=["-s", "0"])
-        b = Bench(sim, args.probe, args.shim, args.reps, args.delay_us)
+        b = Bench(sim, args.probe, args.shim, args.reps, args.delay_us,
+                  args.route_rate)
         switches = switch_ports(sim)
         switch_names = [gen_fattree.leaf(i) for i in range(leaves)] + \
             [gen_fattree.spine(i) for i in range(spines)]
@@ -269,10 +365,53 @@ def table(rows, delay_us):
     return "\n".join(out)
 
 
+def route_table(rows, delay_us):
+    out = ["| fabric | condition | method | seconds (median) | tables read "
+           "| notes |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        cond = r["condition"] if r["condition"] != "delay" else \
+            "%d us per MAD" % delay_us
+        v = r["ibpulse_routes"]
+        if "error" in v:
+            out.append("| %s | %s | ibpulse tables (loop) | - | - | %s |" %
+                       (r["fabric"], cond, v["error"]))
+        else:
+            out.append("| %s | %s | ibpulse tables (loop) | %s | %d / %d | "
+                       "range %s-%s s; %d SubnGets, %d retries; CPU %s s "
+                       "per read |" % (
+                           r["fabric"], cond, fmt(v["seconds"]),
+                           v["tables"], v["switches"],
+                           fmt(v["seconds_min"]), fmt(v["seconds_max"]),
+                           v["mads"], v["retries"], fmt(v["cpu_seconds"])))
+        d = r["dump_fts"]
+        bad = [c for c in d["exit_codes"] if c]
+        out.append("| %s | %s | dump_fts | %s | %d | %s |" % (
+            r["fabric"], cond, fmt(d["seconds"]), d["tables"],
+            "exit %s in %d of %d runs" % (
+                "/".join(map(str, sorted(set(bad)))), len(bad),
+                len(d["exit_codes"])) if bad else ""))
+        q = r.get("route_rate")
+        if q and "error" not in q:
+            out.append("| %s | %s | route_path() | %s for %d paths | - | "
+                       "%.0f paths a second (%.1f switches each, %d "
+                       "failed); the net built in %s s |" % (
+                           r["fabric"], cond, fmt(q["seconds"]),
+                           q["paths"], q["per_second"], q["hops_mean"],
+                           q["failed"], fmt(q["build_seconds"])))
+        elif q:
+            out.append("| %s | %s | route_path() | - | - | %s |" % (
+                r["fabric"], cond, q["error"]))
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("probe")
     ap.add_argument("shim")
+    ap.add_argument("--route-rate", default=None,
+                    help="bench/fabric/route_rate, for the paths a second")
+    ap.add_argument("--what", default="sweep,routes",
+                    help="sweep, routes or both (comma-separated)")
     ap.add_argument("--sizes", default="512,2000")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--delay-us", type=int, default=100)
@@ -280,19 +419,29 @@ def main():
     args = ap.parse_args()
     args.probe = os.path.abspath(args.probe)
     args.shim = os.path.abspath(args.shim)
+    if args.route_rate:
+        args.route_rate = os.path.abspath(args.route_rate)
+    args.what = set(args.what.split(","))
+    if not args.what or args.what - {"sweep", "routes"}:
+        ap.error("--what: sweep, routes or both")
     sizes = [int(s) for s in args.sizes.split(",")]
     for s in sizes:
         if s not in SHAPES:
             ap.error("--sizes: one of %s" % ", ".join(map(str, SHAPES)))
-    simfabric.need_tools()
+    simfabric.need_tools(("dump_fts",) if "routes" in args.what else ())
     simfabric.in_private_netns()
-    rows = []
+    rows, routes = [], []
     for s in sizes:
         rows += run_size(s, args)
+        if "routes" in args.what:
+            routes += route_rows(s, args, 0) + route_rows(s, args, 2)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    print(table(rows, args.delay_us))
+            json.dump({"sweep": rows, "routes": routes}, f, indent=1)
+    if rows:
+        print(table(rows, args.delay_us))
+    if routes:
+        print("\n" + route_table(routes, args.delay_us))
 
 
 if __name__ == "__main__":

@@ -36,8 +36,10 @@ void fabric_net_clear(struct fabric_net *net)
 {
 	if (!net)
 		return;
-	for (size_t i = 0; i < net->n_nodes; i++)
+	for (size_t i = 0; i < net->n_nodes; i++) {
 		free(net->nodes[i].ports);
+		free(net->nodes[i].lft);
+	}
 	free(net->nodes);
 	memset(net, 0, sizeof(*net));
 }
@@ -64,6 +66,11 @@ static void copy_port(const ibnd_node_t *n, const ibnd_port_t *p,
 	memset(out, 0, sizeof(*out));
 	out->num = (unsigned)p->portnum;
 	out->lid = n->type == IB_NODE_SWITCH ? n->smalid : p->base_lid;
+	/* a switch's LIDs are port 0's; an external port's LMC is reserved */
+	out->lmc = n->type == IB_NODE_SWITCH
+			   ? n->smalmc
+			   : (uint8_t)pi(p->info, IB_PORT_LMC_F);
+	out->guid = p->guid;
 	out->state = pi(p->info, IB_PORT_STATE_F);
 	out->phys_state = pi(p->info, IB_PORT_PHYS_STATE_F);
 	out->width_active = pi(p->info, IB_PORT_LINK_WIDTH_ACTIVE_F);
@@ -106,6 +113,11 @@ static int copy_node(const ibnd_node_t *n, struct fabric_node *out)
 	copy_desc(out->desc, sizeof(out->desc), n->nodedesc);
 	out->lid = n->type == IB_NODE_SWITCH ? n->smalid : 0;
 	out->numports = n->numports > 0 ? (unsigned)n->numports : 0;
+	if (n->type == IB_NODE_SWITCH) {
+		out->lft_top = pi(n->switchinfo, IB_SW_LINEAR_FDB_TOP_F);
+		if (out->lft_top > 0xBFFF) /* the unicast LIDs end there */
+			out->lft_top = 0xBFFF;
+	}
 	if (!n->ports || !out->numports)
 		return 0;
 	out->ports = calloc(out->numports, sizeof(*out->ports));
@@ -272,6 +284,8 @@ static int merge_ports(struct fabric_node *a, struct fabric_node *b)
 		a->numports = b->numports;
 	if (!a->lid)
 		a->lid = b->lid;
+	if (!a->lft_top)
+		a->lft_top = b->lft_top;
 	if (!a->desc[0])
 		memcpy(a->desc, b->desc, sizeof(a->desc));
 	for (size_t k = 0; a->type == FABRIC_SWITCH && k < a->n_ports; k++)

@@ -18,6 +18,7 @@
 
 #include <infiniband/umad.h>
 
+#include "fnv.h"
 #include "log.h"
 
 #define TAG(node, port) ((uint32_t)(node) << 8 | (uint32_t)(port))
@@ -46,6 +47,29 @@ double fabric_real(void)
 double fabric_cpu(void)
 {
 	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+void fabric_pass_begin(struct fabric *f, struct fabric_pass *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->started_at = fabric_real();
+	f->pass_mono = fabric_mono();
+	f->pass_cpu = fabric_cpu();
+	fwin_stats_reset(f->win);
+}
+
+void fabric_pass_end(struct fabric *f, struct fabric_pass *p)
+{
+	const struct fwin_stats *ws = fwin_stats(f->win);
+
+	p->seconds = fabric_mono() - f->pass_mono;
+	p->cpu_seconds = fabric_cpu() - f->pass_cpu;
+	p->mads = ws->sent;
+	p->retries = ws->retries;
+	p->timeouts = ws->timeouts;
+	p->errors = ws->errors;
+	p->stale = ws->stale;
+	p->unreachable = ws->unreachable;
 }
 
 /* Resolve the CA and port; RoCE ports have no SM/PMA path. */
@@ -153,12 +177,51 @@ bool fabric_rediscover_due(const struct fabric *f, double now_mono)
 	       now_mono - f->discovered_mono >= (double)f->s.rediscover;
 }
 
+bool fabric_routes_due(const struct fabric *f, double now_mono)
+{
+	if (!f->have_net || !f->s.route_interval)
+		return false;
+	/*
+	 * The loop reads them after a sweep, so a read comes a little later
+	 * in its cycle than the cycle starts: half a sweep interval of slack
+	 * lets route_interval = interval read every cycle, not every other.
+	 */
+	return f->routes_want ||
+	       now_mono - f->routes_mono >=
+		       (double)f->s.route_interval - (double)f->s.interval / 2;
+}
+
+uint64_t fabric_net_hash(const struct fabric_net *net)
+{
+	uint64_t h = FNV1A_BASIS;
+
+	for (size_t i = 0; i < net->n_nodes; i++) {
+		const struct fabric_node *n = &net->nodes[i];
+
+		h = fnv1a_mix(h, n->guid);
+		h = fnv1a_mix(h, (uint64_t)n->type << 32 | n->lid);
+		h = fnv1a_mix(h, n->lft_top);
+		for (size_t j = 0; j < n->n_ports; j++) {
+			const struct fabric_port *p = &n->ports[j];
+
+			h = fnv1a_mix(h, (uint64_t)p->num << 48 |
+						 (uint64_t)p->lid << 32 |
+						 (uint64_t)p->lmc << 24 |
+						 (uint64_t)p->state << 16 |
+						 p->remote_port);
+			h = fnv1a_mix(h, p->remote_guid);
+		}
+	}
+	return h;
+}
+
 /* What @old knew of each node and port, into @net by GUID. */
-static void carry_over(const struct fabric_net *old, struct fabric_net *net)
+static void carry_over(struct fabric_net *old, struct fabric_net *net)
 {
 	for (size_t i = 0; i < net->n_nodes; i++) {
 		struct fabric_node *n = &net->nodes[i];
-		const struct fabric_node *o = fabric_find(old, n->guid);
+		struct fabric_node *o =
+			(struct fabric_node *)fabric_find(old, n->guid);
 
 		if (!o)
 			continue;
@@ -167,6 +230,13 @@ static void carry_over(const struct fabric_net *old, struct fabric_net *net)
 			n->caps = o->caps;
 		}
 		n->no_details = o->no_details;
+		/* the table stays until it is read again (same top only) */
+		if (o->lft && o->lft_top == n->lft_top) {
+			n->lft = o->lft;
+			o->lft = NULL;
+		}
+		n->lft_status = o->lft_status;
+		n->lft_block = o->lft_block;
 		for (size_t j = 0, k = 0; j < n->n_ports; j++) {
 			while (k < o->n_ports &&
 			       o->ports[k].num < n->ports[j].num)
@@ -200,6 +270,9 @@ int fabric_discover(struct fabric *f)
 	carry_over(&f->net, &net);
 	fabric_net_clear(&f->net);
 	f->net = net;
+	if (!f->have_net || fabric_net_hash(&net) != f->net_hash)
+		f->routes_want = true; /* the routes may have moved */
+	f->net_hash = fabric_net_hash(&net);
 	f->have_net = true;
 	f->want_rediscover = false;
 	f->discovered_mono = fabric_mono();
@@ -396,14 +469,11 @@ int fabric_sweep(struct fabric *f, const volatile sig_atomic_t *stop)
 {
 	struct sweep sw = {.f = f};
 	struct fabric_sweep_stats st = {0};
-	const struct fwin_stats *ws;
-	double t0 = fabric_mono(), c0 = fabric_cpu();
 	int ret;
 
 	if (!f->have_net)
 		return -ENOENT;
-	st.started_at = fabric_real();
-	fwin_stats_reset(f->win);
+	fabric_pass_begin(f, &st.pass);
 	sweep_start(&sw);
 	ret = fwin_run(f->win, sweep_done, &sw, stop);
 	if (ret)
@@ -411,23 +481,16 @@ int fabric_sweep(struct fabric *f, const volatile sig_atomic_t *stop)
 	if (sw.err)
 		log_warn("fabric: %s: some ports were not asked",
 			 strerror(-sw.err));
-	ws = fwin_stats(f->win);
-	st.seconds = fabric_mono() - t0;
-	st.cpu_seconds = fabric_cpu() - c0;
-	st.mads = ws->sent;
-	st.retries = ws->retries;
-	st.timeouts = ws->timeouts;
-	st.errors = ws->errors;
-	st.stale = ws->stale;
-	st.unreachable = ws->unreachable;
-	st.lids_dead = (size_t)ws->dead_lids;
+	fabric_pass_end(f, &st.pass);
+	st.lids_dead = (size_t)fwin_stats(f->win)->dead_lids;
 	sweep_tally(f, &st);
 	f->last = st;
 	if (st.lids_dead || st.link_downed_moved)
 		f->want_rediscover = true;
 	log_debug("fabric: sweep read %zu ports (%zu failed) in %.3f s, %llu "
 		  "MADs, %llu retries",
-		  st.ports_read, st.ports_failed, st.seconds,
-		  (unsigned long long)st.mads, (unsigned long long)st.retries);
+		  st.ports_read, st.ports_failed, st.pass.seconds,
+		  (unsigned long long)st.pass.mads,
+		  (unsigned long long)st.pass.retries);
 	return 0;
 }

@@ -11,10 +11,13 @@
  * Life cycle: fabric_open() resolves the CA and port (refusing RoCE ports,
  * which have no subnet manager or PMA path) and opens the umad port;
  * fabric_discover() replaces the fabric's picture; fabric_sweep() reads
- * every reachable port once. fabric_rediscover_due() says when the picture
- * is stale: its interval passed, or the last sweep saw a LID stop
- * answering or a LinkDowned counter move. Everything returned points into
- * the struct fabric and stays valid until the next discover or close.
+ * every reachable port once; fabric_routes_read() reads every switch's
+ * linear forwarding table (the routes, common/route.h). fabric_rediscover_due()
+ * says when the picture is stale: its interval passed, or the last sweep
+ * saw a LID stop answering or a LinkDowned counter move;
+ * fabric_routes_due() when the tables are: never read, the picture
+ * changed, or route_interval passed. Everything returned points into the
+ * struct fabric and stays valid until the next discover or close.
  */
 #ifndef IBPULSE_FABRIC_H
 #define IBPULSE_FABRIC_H
@@ -30,17 +33,18 @@
 
 /* [fabric] settings; fabric_conf_opts describes each (defaults, ranges). */
 struct fabric_settings {
-	char *ca;	      /* NULL: the first InfiniBand CA */
-	long long port;	      /* 0: its first active InfiniBand port */
-	long long window;     /* MADs outstanding at once */
-	long long per_node;   /* ... at one node's PMA */
-	long long timeout;    /* milliseconds per MAD */
-	long long retries;    /* resends after a timeout */
-	long long interval;   /* seconds between sweeps */
-	long long rediscover; /* seconds between discoveries */
-	long long smps;	      /* SMPs outstanding during discovery */
-	int details;	      /* also PortRcvErrorDetails, XmitDiscardDetails */
-	int reset;	      /* reset the counters after reading them */
+	char *ca;		  /* NULL: the first InfiniBand CA */
+	long long port;		  /* 0: its first active InfiniBand port */
+	long long window;	  /* MADs outstanding at once */
+	long long per_node;	  /* ... at one node's PMA */
+	long long timeout;	  /* milliseconds per MAD */
+	long long retries;	  /* resends after a timeout */
+	long long interval;	  /* seconds between sweeps */
+	long long rediscover;	  /* seconds between discoveries */
+	long long smps;		  /* SMPs outstanding during discovery */
+	long long route_interval; /* seconds between LFT reads; 0 never */
+	int details; /* also PortRcvErrorDetails, XmitDiscardDetails */
+	int reset;   /* reset the counters after reading them */
 	char *log_level;
 	/* pushing to the collector (fabric_push.h) */
 	char *collector_url; /* NULL: print only */
@@ -73,7 +77,9 @@ enum fabric_node_type {
 
 struct fabric_port {
 	unsigned num;
-	uint16_t lid; /* where its PMA answers (a switch's port-0 LID) */
+	uint16_t lid;  /* where its PMA answers (a switch's port-0 LID) */
+	uint8_t lmc;   /* it owns LIDs lid .. lid + 2^lmc - 1 */
+	uint64_t guid; /* the port GUID (a switch's: port 0's) */
 	uint8_t state, phys_state;
 	/* PortInfo masks as the IBA encodes them (fabric_width_lanes...) */
 	uint8_t width_active, width_enabled, width_supported;
@@ -103,6 +109,11 @@ struct fabric_node {
 	int cpi_status; /* the ClassPortInfo Get, 0 or -errno */
 	struct pma_caps caps;
 	bool no_details; /* answered "unsupported" for the details */
+	/* switches: the linear forwarding table (fabric_routes_read()) */
+	unsigned lft_top;   /* LinearFDBTop from SwitchInfo: its last LID */
+	uint8_t *lft;	    /* lft_top + 1 egress ports by LID; NULL: none */
+	int lft_status;	    /* 0, or why the last read failed (-errno) */
+	unsigned lft_block; /* ... the block that failed */
 };
 
 struct fabric_net {
@@ -115,13 +126,24 @@ struct fabric_net {
 	unsigned discover_mads;
 };
 
-struct fabric_sweep_stats {
-	double started_at; /* CLOCK_REALTIME */
+/* What one pass through the MAD window cost: a sweep, a read of tables. */
+struct fabric_pass {
+	double started_at; /* CLOCK_REALTIME; 0: never */
 	double seconds, cpu_seconds;
 	uint64_t mads, retries, timeouts, errors, stale, unreachable;
+};
+
+struct fabric_sweep_stats {
+	struct fabric_pass pass;
 	size_t ports_read, ports_failed, ports_skipped;
 	size_t lids_dead;
 	bool link_downed_moved;
+};
+
+/* The last read of the forwarding tables. */
+struct fabric_route_stats {
+	struct fabric_pass pass;
+	size_t switches, switches_failed, blocks;
 };
 
 struct fabric;
@@ -164,11 +186,47 @@ const struct fabric_sweep_stats *fabric_last_sweep(const struct fabric *f);
 bool fabric_rediscover_due(const struct fabric *f, double now_mono);
 
 /*
+ * fabric_routes_due() - 1 when the forwarding tables should be read now:
+ * never read since the last discovery that changed the picture (nodes,
+ * links, LIDs, LMCs, port states, a table's top), a switch that did not
+ * answer the last read, or route_interval seconds since the last read
+ * (less half a sweep interval: the read follows the sweep in its cycle).
+ * Never with route_interval 0.
+ */
+bool fabric_routes_due(const struct fabric *f, double now_mono);
+
+/*
+ * fabric_routes_read() - read every switch's LinearForwardingTable, the
+ * blocks of 64 LIDs up to its LinearFDBTop, through the MAD window (the
+ * sweep's window, timeouts, retries and dead-LID handling). A switch whose
+ * read failed has no table (lft NULL) and says why (lft_status,
+ * fabric_lft_error()). Returns 0, -ENOENT before any discovery,
+ * -ECANCELED when *@stop was set.
+ */
+int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop);
+const struct fabric_route_stats *fabric_last_routes(const struct fabric *f);
+
+/* Why switch @n has no table, in words ("LinearForwardingTable block 2:
+ * timeout"). */
+void fabric_lft_error(const struct fabric_node *n, char *buf, size_t len);
+
+struct route_net;
+
+/*
+ * fabric_route_net() - the picture and its tables as a route net
+ * (common/route.h) into *@out (free with route_net_free). 0, or a negative
+ * errno with the reason in @err.
+ */
+int fabric_route_net(const struct fabric *f, struct route_net **out, char *err,
+		     size_t errlen);
+
+/*
  * fabric_json_write() - the picture and the last sweep as one line of
  * JSON to @out: the shape `ibpulse-probe fabric --once --json` prints
- * (docs/fabric.md). Returns 0, -ENOMEM or -EIO.
+ * (docs/fabric.md); with @tables, each switch's forwarding table too.
+ * Returns 0, -ENOMEM or -EIO.
  */
-int fabric_json_write(const struct fabric *f, FILE *out);
+int fabric_json_write(const struct fabric *f, bool tables, FILE *out);
 
 struct report_fabric;
 
@@ -176,11 +234,14 @@ struct report_fabric;
  * fabric_report_chunks() / fabric_report_chunk() - the picture as report
  * fabric sections (common/report_fabric.h) of at most @max_ports ports
  * each (a node is never split): how many, and chunk @chunk of them into
- * *@out (caller frees with report_fabric_free). 0 or -ENOMEM.
+ * *@out (caller frees with report_fabric_free). With @routes, each switch
+ * carries its forwarding table (or why it has none), and 64 runs of a
+ * table weigh as one port. 0 or -ENOMEM.
  */
-size_t fabric_report_chunks(const struct fabric *f, size_t max_ports);
-int fabric_report_chunk(const struct fabric *f, size_t max_ports, size_t chunk,
-			struct report_fabric **out);
+size_t fabric_report_chunks(const struct fabric *f, size_t max_ports,
+			    bool routes);
+int fabric_report_chunk(const struct fabric *f, size_t max_ports, bool routes,
+			size_t chunk, struct report_fabric **out);
 
 /* Lanes of a LinkWidth bit (1, 2, 4, 8, 12); 0 for none or several. */
 unsigned fabric_width_lanes(unsigned width_bit);

@@ -22,9 +22,11 @@ int fabric_push_new(const struct fabric_settings *s, struct fabric_push **out,
 void fabric_push_free(struct fabric_push *p);
 
 /*
- * fabric_push_send() - push the picture and the last sweep, every chunk;
- * 0 when all were accepted, else the first push_send() error (push.h).
+ * fabric_push_send() - push the picture and the last sweep, every chunk,
+ * with (@routes) each switch's forwarding table as last read; 0 when all
+ * were accepted, else the first push_send() error (push.h).
  */
-int fabric_push_send(struct fabric_push *p, const struct fabric *f);
+int fabric_push_send(struct fabric_push *p, const struct fabric *f,
+		     bool routes);
 
 #endif

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * `ibpulse-probe fabric` (fabric_cli.h): flags onto the [fabric] settings
- * table (fconf.c), then one discovery and one sweep (--once) or the
- * poller's loop: rediscover when due, sweep every interval, until SIGINT
- * or SIGTERM (or --sweeps N). --json prints the picture
- * (fabric_json_write()) after each sweep, one document per line; otherwise
- * a summary in the manner of ibqueryerrors: what could not be read,
- * degraded links, ports with errors. With --collector each sweep is also
- * pushed (fabric_push.h); the summary is then left out. The flags and
- * the loading are common/cli.h's: each shorthand flag is a [fabric] key.
+ * table (fconf.c), then one discovery, one sweep and one read of the
+ * forwarding tables (--once) or the poller's loop: rediscover when due,
+ * sweep every interval, read the tables when due, until SIGINT or SIGTERM
+ * (or --sweeps N). --json prints the picture (fabric_json_write()) after
+ * each sweep, one document per line; otherwise a summary in the manner of
+ * ibqueryerrors: what could not be read, degraded links, ports with
+ * errors. With --collector each sweep is also pushed (fabric_push.h), with
+ * the tables in the cycle that read them; the summary is then left out.
+ * --route SRC_LID DST_LID discovers, reads the tables and prints one path
+ * as ibtracert does (froute.c). The flags and the loading are
+ * common/cli.h's: each shorthand flag is a [fabric] key.
  */
 #include "fabric_cli.h"
 
@@ -25,6 +28,7 @@
 #include "fabric_int.h"
 #include "fabric_push.h"
 #include "log.h"
+#include "route.h"
 
 #define PROG "ibpulse-probe fabric"
 
@@ -36,12 +40,14 @@ static void on_stop(int sig)
 	fabric_stop = 1;
 }
 
-enum { OPT_ONCE = 1, OPT_JSON, OPT_SWEEPS };
+enum { OPT_ONCE = 1, OPT_JSON, OPT_SWEEPS, OPT_ROUTE };
 
 struct fopts {
 	struct fabric_settings s;
 	bool once, json;
-	long long sweeps; /* 0: forever */
+	long long sweeps;      /* 0: forever */
+	const char *route_src; /* --route SRC_LID (DST_LID: a->pos[0]) */
+	unsigned src, dst;
 	struct cli_args a;
 };
 
@@ -51,6 +57,9 @@ static const struct cli_flag fabric_flags[] = {
 	{"json", 0, NULL, NULL, OPT_JSON,
 	 "print the fabric as JSON (docs/fabric.md)"},
 	{"sweeps", 0, "N", NULL, OPT_SWEEPS, "stop after N sweeps (the loop)"},
+	{"route", 0, "SRC_LID DST_LID", NULL, OPT_ROUTE,
+	 "print the path from SRC_LID to DST_LID as ibtracert does (from "
+	 "the switches' forwarding tables, read now; no sweep)"},
 	{"print-config", 0, NULL, NULL, CLI_PRINT_CONFIG,
 	 "print the [fabric] settings and exit"},
 	{"config", 0, "FILE", NULL, CLI_CONFIG,
@@ -67,6 +76,7 @@ static const struct cli_flag fabric_flags[] = {
 	{"interval", 0, "SEC", "interval", 0, ""},
 	{"rediscover", 0, "SEC", "rediscover", 0, ""},
 	{"smps", 0, "N", "smps", 0, ""},
+	{"route-interval", 0, "SEC", "route_interval", 0, ""},
 	{"details", 0, NULL, "details", 0, ""},
 	{"reset", 0, NULL, "reset", 0, ""},
 	{"collector", 0, "URL", "collector_url", 0, ""},
@@ -80,11 +90,15 @@ static const struct cli_flag fabric_flags[] = {
 const struct cli_cmd fabric_cli = {
 	.prog = "ibpulse-probe",
 	.name = "fabric",
+	.max_args = 1, /* --route's DST_LID */
 	.about = "Discover the InfiniBand fabric (libibnetdisc) and read every "
 		 "switch and HCA\nport's PerfMgt counters through a window of "
-		 "outstanding MADs (libibumad).\nRoCE ports have no subnet "
-		 "manager or PMA path: their counters come from\nsysfs "
-		 "(ibpulse-probe report). See docs/fabric.md.",
+		 "outstanding MADs (libibumad),\nand every switch's linear "
+		 "forwarding table (the routes). RoCE ports have no\nsubnet "
+		 "manager or PMA path: their counters come from sysfs "
+		 "(ibpulse-probe\nreport). A route is the tables' path: with "
+		 "adaptive routing, traffic may take\nothers. See "
+		 "docs/fabric.md.",
 	.flags = fabric_flags,
 	.keys = fabric_conf_opts,
 };
@@ -113,6 +127,8 @@ static int on_flag(void *arg, int id, const char *v, char *err, size_t errlen)
 		o->once = true;
 	else if (id == OPT_JSON)
 		o->json = true;
+	else if (id == OPT_ROUTE)
+		o->route_src = v;
 	if (id != OPT_SWEEPS)
 		return 0;
 	errno = 0;
@@ -160,9 +176,10 @@ static void print_summary(const struct fabric *f)
 	       net->n_cas, net->n_ports, net->n_links, net->discover_seconds);
 	printf("sweep: %zu ports read, %zu unread, %zu not asked in %.3f s "
 	       "(%llu MADs, %llu retries, %llu timeouts)\n",
-	       st->ports_read, st->ports_failed, st->ports_skipped, st->seconds,
-	       (unsigned long long)st->mads, (unsigned long long)st->retries,
-	       (unsigned long long)st->timeouts);
+	       st->ports_read, st->ports_failed, st->ports_skipped,
+	       st->pass.seconds, (unsigned long long)st->pass.mads,
+	       (unsigned long long)st->pass.retries,
+	       (unsigned long long)st->pass.timeouts);
 	for (size_t i = 0; i < net->n_nodes; i++) {
 		const struct fabric_node *n = &net->nodes[i];
 
@@ -183,12 +200,12 @@ static void print_summary(const struct fabric *f)
 	}
 }
 
-static int emit(const struct fabric *f, const struct fopts *o)
+static int emit(const struct fabric *f, const struct fopts *o, bool tables)
 {
 	int ret = 0;
 
 	if (o->json)
-		ret = fabric_json_write(f, stdout);
+		ret = fabric_json_write(f, tables, stdout);
 	else
 		print_summary(f);
 	if (!ret && fflush(stdout))
@@ -212,9 +229,24 @@ static void sleep_until(double when)
 	}
 }
 
+/* The tables, when due: whether they were read in this cycle. */
+static int routes(struct fabric *f, bool *fresh, bool *unpushed)
+{
+	int ret = 0;
+
+	*fresh = false;
+	if (fabric_routes_due(f, fabric_mono())) {
+		ret = fabric_routes_read(f, &fabric_stop);
+		*fresh = !ret;
+		*unpushed |= !ret;
+	}
+	return ret;
+}
+
 static int run(struct fabric *f, const struct fopts *o,
 	       struct fabric_push *push)
 {
+	bool fresh, unpushed = false;
 	long long done = 0;
 	int ret = 0;
 
@@ -227,17 +259,79 @@ static int run(struct fabric *f, const struct fopts *o,
 				return ret; /* never discovered anything */
 		}
 		ret = fabric_sweep(f, &fabric_stop);
+		if (!ret)
+			ret = routes(f, &fresh, &unpushed);
 		if (ret == -ECANCELED)
 			return 0;
-		if (!ret && push && fabric_push_send(push, f) && o->once)
-			ret = -EIO; /* --once: the one push failed (logged) */
+		if (!ret && push) {
+			int pr = fabric_push_send(push, f, unpushed);
+
+			if (!pr)
+				unpushed = false;
+			else if (o->once)
+				ret = -EIO; /* the one push failed (logged) */
+		}
 		if (!ret && (!push || o->json))
-			ret = emit(f, o);
+			ret = emit(f, o, fresh);
 		if (ret || o->once || (o->sweeps && ++done >= o->sweeps))
 			return ret;
 		sleep_until(t0 + (double)o->s.interval);
 	}
 	return 0;
+}
+
+/* A LID of --route: 1..49151, naming itself otherwise. */
+static int parse_lid(const char *what, const char *v, unsigned *out)
+{
+	if (!route_lid_parse(v, out))
+		return 0;
+	cli_error(&fabric_cli,
+		  "--route: %s '%s' is not a unicast LID in [1, %u] (decimal "
+		  "or 0x-hex)",
+		  what, v, ROUTE_LID_MAX);
+	return -EINVAL;
+}
+
+/* --route wants both LIDs; a lone argument is an error otherwise. */
+static int route_args(struct fopts *o)
+{
+	if (!o->route_src && o->a.n_pos) {
+		cli_error(&fabric_cli, "unexpected argument '%s'", o->a.pos[0]);
+		return -EINVAL;
+	}
+	if (!o->route_src)
+		return 0;
+	if (!o->a.n_pos) {
+		cli_error(&fabric_cli,
+			  "--route wants two LIDs: --route SRC_LID DST_LID");
+		return -EINVAL;
+	}
+	if (parse_lid("SRC_LID", o->route_src, &o->src) ||
+	    parse_lid("DST_LID", o->a.pos[0], &o->dst))
+		return -EINVAL;
+	return 0;
+}
+
+/* --route: discover, read the tables, print one path. */
+static int route_once(struct fabric *f, const struct fopts *o)
+{
+	char err[512];
+	int ret;
+
+	ret = fabric_discover(f);
+	if (!ret)
+		ret = fabric_routes_read(f, &fabric_stop);
+	if (ret)
+		return ret;
+	ret = fabric_route_print(f, o->src, o->dst, o->json, stdout, err,
+				 sizeof(err));
+	fflush(stdout);
+	if (ret && ret != -ENOMEM) {
+		fprintf(stderr, PROG ": no route from LID %u to LID %u: %s\n",
+			o->src, o->dst, err);
+		return 1;
+	}
+	return ret;
 }
 
 int fabric_cmd(int argc, char **argv)
@@ -252,6 +346,8 @@ int fabric_cmd(int argc, char **argv)
 	ret = cli_parse(&fabric_cli, argc, argv, &o.a, on_flag, &o);
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
+	if (route_args(&o))
+		return CLI_EXIT_USAGE;
 	if (cli_load(&fabric_conf, &o.a, &o.s, err, sizeof(err))) {
 		cli_error(&fabric_cli, "%s", err);
 		cli_free(&fabric_conf, &o.s);
@@ -262,8 +358,9 @@ int fabric_cmd(int argc, char **argv)
 		cli_free(&fabric_conf, &o.s);
 		return EXIT_SUCCESS;
 	}
-	ret = o.s.collector_url ? fabric_push_new(&o.s, &push, err, sizeof(err))
-				: 0;
+	ret = o.s.collector_url && !o.route_src
+		      ? fabric_push_new(&o.s, &push, err, sizeof(err))
+		      : 0;
 	if (!ret)
 		ret = fabric_open(&o.s, &f, err, sizeof(err));
 	if (ret) {
@@ -271,8 +368,8 @@ int fabric_cmd(int argc, char **argv)
 	} else {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		ret = run(f, &o, push);
-		if (ret)
+		ret = o.route_src ? route_once(f, &o) : run(f, &o, push);
+		if (ret < 0)
 			fprintf(stderr, PROG ": %s\n", strerror(-ret));
 	}
 	fabric_close(f);

@@ -35,6 +35,9 @@ const struct conf_opt fabric_conf_opts[] = {
 	    "or a LinkDowned counter moves)"),
 	OPT(smps, CONF_INT, "4", 1, 64,
 	    "SMPs outstanding during discovery (libibnetdisc max_smps)"),
+	OPT(route_interval, CONF_INT, "60", 0, 604800,
+	    "seconds between reads of every switch's forwarding table (also "
+	    "after a discovery that changed the picture); 0: never"),
 	OPT(details, CONF_BOOL, "false", 0, 0,
 	    "also read PortRcvErrorDetails and PortXmitDiscardDetails (two "
 	    "more MADs per port)"),

@@ -6,7 +6,10 @@
  * counters under their sysfs names (raw, as PerfMgt returns them:
  * port_xmit_data in 4-octet words) with the saturated ones listed. Ports
  * that could not be read say why, and are listed again under "unread".
- * The shape is documented in docs/fabric.md. The document is written as
+ * With the tables, each switch carries its linear forwarding table as runs
+ * (the report's form) or why it has none; "routes" says what their last
+ * read cost. The shape is documented in docs/fabric.md. The document is
+ * written as
  * it is built, one node at a time, so a large fabric costs the memory of
  * one node's JSON, not of the whole tree.
  */
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "route.h"
 
 static json_t *guid_str(uint64_t guid)
 {
@@ -148,6 +152,7 @@ static json_t *enc_port(const struct fabric_net *net,
 		degraded, "remote", enc_remote(net, p));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "lmc", json_integer(p->lmc));
 	if (degraded)
 		json_object_set_new(o, "degraded_reason", json_string(deg));
 	if (p->status == FABRIC_NOT_ASKED) {
@@ -186,8 +191,35 @@ static json_t *enc_pma(const struct fabric_node *n)
 			 "details_unsupported", n->no_details);
 }
 
+/* A switch's table: {"top", "runs": [lid, port...]} or {"error"}. */
+static json_t *enc_lft(const struct fabric_node *n)
+{
+	struct route_run *r = NULL;
+	json_t *runs;
+	char why[128];
+	size_t k = 0;
+
+	if (!n->lft) {
+		fabric_lft_error(n, why, sizeof(why));
+		return json_pack("{s:s}", "error", why);
+	}
+	runs = fabric_lft_runs(n, &r, &k) ? NULL : json_array();
+	for (size_t i = 0; runs && i < k; i++)
+		if (json_array_append_new(runs, json_integer(r[i].lid)) ||
+		    json_array_append_new(runs, json_integer(r[i].port))) {
+			json_decref(runs);
+			runs = NULL;
+		}
+	free(r);
+	if (!runs)
+		return NULL;
+	return json_pack("{s:i,s:o}", "top", (json_int_t)n->lft_top, "runs",
+			 runs);
+}
+
 static json_t *enc_node(const struct fabric_net *net,
-			const struct fabric_node *n, json_t *unread)
+			const struct fabric_node *n, bool tables,
+			json_t *unread)
 {
 	json_t *ports = json_array();
 	json_t *o;
@@ -215,6 +247,26 @@ static json_t *enc_node(const struct fabric_net *net,
 		      enc_pma(n), "ports", ports);
 	if (o && n->type == FABRIC_SWITCH)
 		json_object_set_new(o, "lid", json_integer(n->lid));
+	if (o && n->type == FABRIC_SWITCH && tables)
+		json_object_set_new(o, "lft", enc_lft(n));
+	return o;
+}
+
+/* What a pass through the window cost, then @more's members. */
+static json_t *enc_pass(const struct fabric_pass *p, json_t *more)
+{
+	json_t *o = json_pack(
+		"{s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I}", "at", p->started_at,
+		"seconds", p->seconds, "cpu_seconds", p->cpu_seconds, "mads",
+		clamp(p->mads), "retries", clamp(p->retries), "timeouts",
+		clamp(p->timeouts), "errors", clamp(p->errors), "stale",
+		clamp(p->stale), "unreachable", clamp(p->unreachable));
+
+	if (!o || !more || json_object_update(o, more)) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(more);
 	return o;
 }
 
@@ -222,29 +274,41 @@ static json_t *enc_sweep(const struct fabric *f)
 {
 	const struct fabric_sweep_stats *s = &f->last;
 
-	return json_pack(
-		"{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:i,"
-		"s:i,s:i,s:b}",
-		"at", s->started_at, "seconds", s->seconds, "cpu_seconds",
-		s->cpu_seconds, "window", (json_int_t)f->s.window, "per_node",
-		(json_int_t)f->s.per_node, "timeout_ms",
-		(json_int_t)f->s.timeout, "retries_max",
-		(json_int_t)f->s.retries, "mads", clamp(s->mads), "retries",
-		clamp(s->retries), "timeouts", clamp(s->timeouts), "errors",
-		clamp(s->errors), "stale", clamp(s->stale), "unreachable",
-		clamp(s->unreachable), "dead_lids", (json_int_t)s->lids_dead,
-		"ports_read", (json_int_t)s->ports_read, "ports_failed",
-		(json_int_t)s->ports_failed, "ports_skipped",
-		(json_int_t)s->ports_skipped, "link_downed_moved",
-		s->link_downed_moved);
+	return enc_pass(&s->pass,
+			json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b}",
+				  "window", (json_int_t)f->s.window, "per_node",
+				  (json_int_t)f->s.per_node, "timeout_ms",
+				  (json_int_t)f->s.timeout, "retries_max",
+				  (json_int_t)f->s.retries, "dead_lids",
+				  (json_int_t)s->lids_dead, "ports_read",
+				  (json_int_t)s->ports_read, "ports_failed",
+				  (json_int_t)s->ports_failed, "ports_skipped",
+				  (json_int_t)s->ports_skipped,
+				  "link_downed_moved", s->link_downed_moved));
+}
+
+/* The last read of the tables; null when never read. */
+static json_t *enc_routes(const struct fabric *f)
+{
+	const struct fabric_route_stats *r = &f->routes;
+
+	if (!r->pass.started_at)
+		return json_null();
+	return enc_pass(&r->pass,
+			json_pack("{s:i,s:i,s:i,s:i}", "switches",
+				  (json_int_t)r->switches, "switches_failed",
+				  (json_int_t)r->switches_failed, "blocks",
+				  (json_int_t)r->blocks, "interval",
+				  (json_int_t)f->s.route_interval));
 }
 
 /* The document's head: everything but "nodes" and "unread". */
 static json_t *enc_head(const struct fabric *f)
 {
 	const struct fabric_net *net = &f->net;
+	json_t *o;
 
-	return json_pack(
+	o = json_pack(
 		"{s:i,s:s,s:i,s:{s:f,s:f,s:i,s:o,s:i,s:i,s:i,s:i,s:i},s:o}",
 		"version", 1, "ca", f->ca, "port", (json_int_t)f->port,
 		"discovery", "at", net->discovered_at, "seconds",
@@ -254,6 +318,9 @@ static json_t *enc_head(const struct fabric *f)
 		(json_int_t)net->n_switches, "cas", (json_int_t)net->n_cas,
 		"ports", (json_int_t)net->n_ports, "links",
 		(json_int_t)net->n_links, "sweep", enc_sweep(f));
+	if (o)
+		json_object_set_new(o, "routes", enc_routes(f));
+	return o;
 }
 
 /* @o as compact JSON to @out; 0 or -ENOMEM / -EIO. */
@@ -275,7 +342,7 @@ static int dump(json_t *o, FILE *out, bool strip_close)
 	return ret;
 }
 
-int fabric_json_write(const struct fabric *f, FILE *out)
+int fabric_json_write(const struct fabric *f, bool tables, FILE *out)
 {
 	const struct fabric_net *net = &f->net;
 	json_t *head = enc_head(f), *unread = json_array();
@@ -287,7 +354,7 @@ int fabric_json_write(const struct fabric *f, FILE *out)
 	if (!ret && fputs(",\"nodes\":[", out) == EOF)
 		ret = -EIO;
 	for (size_t i = 0; !ret && i < net->n_nodes; i++) {
-		json_t *n = enc_node(net, &net->nodes[i], unread);
+		json_t *n = enc_node(net, &net->nodes[i], tables, unread);
 
 		if (i && fputc(',', out) == EOF)
 			ret = -EIO;

@@ -5,7 +5,9 @@
  * no devices and a fabric section of at most `chunk_ports` ports each, so
  * every body stays under the collector's max_body_bytes. Each report is
  * complete for the nodes it carries; the collector keys them by node GUID,
- * so two pollers of one subnet do not duplicate a switch.
+ * so two pollers of one subnet do not duplicate a switch. The forwarding
+ * tables go out with their switches in the cycle that read them (and
+ * again until a push of them succeeds).
  */
 #include "fabric_push.h"
 
@@ -68,7 +70,8 @@ void fabric_push_free(struct fabric_push *p)
 }
 
 /* One report holding chunk @i of the picture. */
-static int push_chunk(struct fabric_push *p, const struct fabric *f, size_t i)
+static int push_chunk(struct fabric_push *p, const struct fabric *f,
+		      bool routes, size_t i)
 {
 	struct report r = {
 		.version = REPORT_VERSION,
@@ -79,7 +82,7 @@ static int push_chunk(struct fabric_push *p, const struct fabric *f, size_t i)
 	char *text = NULL;
 	int ret;
 
-	ret = fabric_report_chunk(f, p->chunk_ports, i, &r.fabric);
+	ret = fabric_report_chunk(f, p->chunk_ports, routes, i, &r.fabric);
 	if (!ret)
 		ret = report_encode(&r, &text);
 	report_fabric_free(r.fabric);
@@ -89,13 +92,13 @@ static int push_chunk(struct fabric_push *p, const struct fabric *f, size_t i)
 	return ret;
 }
 
-int fabric_push_send(struct fabric_push *p, const struct fabric *f)
+int fabric_push_send(struct fabric_push *p, const struct fabric *f, bool routes)
 {
-	size_t n = fabric_report_chunks(f, p->chunk_ports), sent = 0;
+	size_t n = fabric_report_chunks(f, p->chunk_ports, routes), sent = 0;
 	int first = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		int ret = push_chunk(p, f, i);
+		int ret = push_chunk(p, f, routes, i);
 
 		if (!ret)
 			sent++;
@@ -104,6 +107,7 @@ int fabric_push_send(struct fabric_push *p, const struct fabric *f)
 		if (ret == PUSH_ERR_NET)
 			break; /* nobody there: the next sweep tries again */
 	}
-	log_debug("fabric: pushed %zu of %zu reports", sent, n);
+	log_debug("fabric: pushed %zu of %zu reports%s", sent, n,
+		  routes ? " with the forwarding tables" : "");
 	return first;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The poller's picture as reports' fabric sections (common/report_fabric.h):
- * every node and port of the last discovery with the last sweep's counters,
- * cut into chunks of at most @max_ports ports so that each report stays
- * under the collector's body limit. A node is never split. Counters go
- * under the names the sweep read them by (the sysfs names).
+ * every node and port of the last discovery with the last sweep's counters
+ * and, when asked, each switch's forwarding table as runs, cut into chunks
+ * of at most @max_ports ports (64 runs of a table weigh as one port: about
+ * 700 bytes either way) so that each report stays under the collector's
+ * body limit. A node is never split. Counters go under the names the sweep
+ * read them by (the sysfs names).
  */
 #include "fabric_int.h"
 
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "report_fabric.h"
+#include "route.h"
 
 static int fport_fill(const struct fabric_port *p, struct report_fport *o)
 {
@@ -21,6 +24,7 @@ static int fport_fill(const struct fabric_port *p, struct report_fport *o)
 
 	o->port = p->num;
 	o->lid = p->lid;
+	o->lmc = p->lmc;
 	o->state = p->state;
 	o->phys_state = p->phys_state;
 	o->width_active = lanes ? (int)lanes : -1;
@@ -62,7 +66,23 @@ static int fport_fill(const struct fabric_port *p, struct report_fport *o)
 	return 0;
 }
 
-static int fnode_fill(const struct fabric_node *n, struct report_fnode *o)
+/* A switch's table, or why it has none. */
+static int flft_fill(const struct fabric_node *n, struct report_fnode *o)
+{
+	char why[128];
+
+	if (!n->lft) {
+		fabric_lft_error(n, why, sizeof(why));
+		o->lft_error = strdup(why);
+		return o->lft_error ? 0 : -ENOMEM;
+	}
+	o->has_lft = 1;
+	o->lft_top = n->lft_top;
+	return fabric_lft_runs(n, &o->lft_runs, &o->lft_n_runs);
+}
+
+static int fnode_fill(const struct fabric_node *n, bool routes,
+		      struct report_fnode *o)
 {
 	o->guid = n->guid;
 	o->type = (int)n->type;
@@ -77,15 +97,28 @@ static int fnode_fill(const struct fabric_node *n, struct report_fnode *o)
 		if (fport_fill(&n->ports[j], &o->ports[j]))
 			return -ENOMEM;
 	}
+	if (routes && n->type == FABRIC_SWITCH)
+		return flft_fill(n, o);
 	return 0;
 }
 
-size_t fabric_report_chunks(const struct fabric *f, size_t max_ports)
+/* What node @n weighs in a chunk: its ports, and its table's runs / 64. */
+static size_t weight(const struct fabric_node *n, bool routes)
+{
+	size_t w = n->n_ports;
+
+	if (routes && n->lft)
+		w += route_runs_count(n->lft, n->lft_top) / 64;
+	return w;
+}
+
+size_t fabric_report_chunks(const struct fabric *f, size_t max_ports,
+			    bool routes)
 {
 	size_t chunks = 0, in = 0;
 
 	for (size_t i = 0; i < f->net.n_nodes; i++) {
-		size_t np = f->net.nodes[i].n_ports;
+		size_t np = weight(&f->net.nodes[i], routes);
 
 		if (!chunks || (in && in + np > max_ports)) {
 			chunks++;
@@ -96,8 +129,8 @@ size_t fabric_report_chunks(const struct fabric *f, size_t max_ports)
 	return chunks;
 }
 
-int fabric_report_chunk(const struct fabric *f, size_t max_ports, size_t chunk,
-			struct report_fabric **out)
+int fabric_report_chunk(const struct fabric *f, size_t max_ports, bool routes,
+			size_t chunk, struct report_fabric **out)
 {
 	struct report_fabric *r = calloc(1, sizeof(*r));
 	size_t c = 0, in = 0, first = SIZE_MAX, last = 0;
@@ -106,7 +139,7 @@ int fabric_report_chunk(const struct fabric *f, size_t max_ports, size_t chunk,
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->net.n_nodes; i++) {
-		size_t np = f->net.nodes[i].n_ports;
+		size_t np = weight(&f->net.nodes[i], routes);
 
 		if (i && in && in + np > max_ports) {
 			c++;
@@ -121,14 +154,16 @@ int fabric_report_chunk(const struct fabric *f, size_t max_ports, size_t chunk,
 	r->ca = strdup(f->ca);
 	r->port = f->port;
 	r->discovered = f->net.discovered_at;
-	r->swept = f->last.started_at;
+	r->swept = f->last.pass.started_at;
+	r->routed = routes ? f->routes.pass.started_at : 0;
 	r->nodes = calloc(first == SIZE_MAX ? 1 : last - first + 1,
 			  sizeof(*r->nodes));
 	if (!r->ca || !r->nodes)
 		ret = -ENOMEM;
 	for (size_t i = first; !ret && first != SIZE_MAX && i < last; i++) {
 		r->n_nodes++;
-		ret = fnode_fill(&f->net.nodes[i], &r->nodes[i - first]);
+		ret = fnode_fill(&f->net.nodes[i], routes,
+				 &r->nodes[i - first]);
 	}
 	if (ret) {
 		report_fabric_free(r);

@@ -50,7 +50,7 @@ struct wslot {
 };
 
 struct fwin {
-	int fd, agent;
+	int fd, agent, smi_agent;
 	struct fwin_opts o;
 	uint8_t *sendbuf, *recvbuf;
 	struct wreq *reqs;
@@ -98,6 +98,7 @@ int fwin_open(const char *ca, unsigned port, const struct fwin_opts *o,
 	w->o = *o;
 	w->fd = -1;
 	w->agent = -1;
+	w->smi_agent = -1;
 	w->free_req = NIL;
 	w->sendbuf = calloc(1, bufsz);
 	w->recvbuf = calloc(1, bufsz);
@@ -129,10 +130,33 @@ fail:
 	return ret;
 }
 
+int fwin_smi_open(struct fwin *w)
+{
+	if (w->smi_agent >= 0)
+		return 0;
+	w->smi_agent = umad_register(w->fd, IB_SMI_CLASS, 1, 0, NULL);
+	if (w->smi_agent < 0) {
+		int ret = w->smi_agent;
+
+		log_warn("fabric: umad_register(SubnMgt): %s", strerror(-ret));
+		w->smi_agent = -1;
+		return ret;
+	}
+	return 0;
+}
+
+void fwin_smi_close(struct fwin *w)
+{
+	if (w->smi_agent >= 0)
+		umad_unregister(w->fd, w->smi_agent);
+	w->smi_agent = -1;
+}
+
 void fwin_close(struct fwin *w)
 {
 	if (!w)
 		return;
+	fwin_smi_close(w);
 	if (w->agent >= 0)
 		umad_unregister(w->fd, w->agent);
 	if (w->fd >= 0)
@@ -261,6 +285,8 @@ int fwin_submit(struct fwin *w, const struct fwin_req *r)
 	struct wdest *dst;
 	int ret;
 
+	if (r->cls == FWIN_SMP_LFT && w->smi_agent < 0)
+		return -EOPNOTSUPP;
 	ret = dest_get(w, r->lid, &d);
 	if (!ret)
 		ret = req_alloc(w, &i);
@@ -305,16 +331,22 @@ static void slot_send(struct fwin *w, uint32_t s, uint64_t now)
 	w->gen = (w->gen + 1) & GEN_MASK;
 	sl->tid = (w->gen << SLOT_BITS) | s;
 	sl->deadline = now + (uint64_t)w->o.timeout_ms * 1000000u;
-	if (q->r.set)
-		pma_encode_reset(mad, q->r.kind, q->r.port, sl->tid);
-	else
-		pma_encode_get(mad, q->r.kind, q->r.port, sl->tid);
-	umad_set_addr(w->sendbuf, q->r.lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+	if (q->r.cls == FWIN_SMP_LFT) {
+		/* an SMP to the switch's SMA: QP0, no Q_Key */
+		smp_encode_lft_get(mad, q->r.block, sl->tid);
+		umad_set_addr(w->sendbuf, q->r.lid, 0, 0, 0);
+	} else {
+		if (q->r.set)
+			pma_encode_reset(mad, q->r.kind, q->r.port, sl->tid);
+		else
+			pma_encode_get(mad, q->r.kind, q->r.port, sl->tid);
+		umad_set_addr(w->sendbuf, q->r.lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+	}
 	umad_set_pkey(w->sendbuf, 0);
 	q->tries++;
 	w->st.sent++;
-	if (umad_send(w->fd, w->agent, w->sendbuf, PMA_MAD_SIZE,
-		      (int)w->o.timeout_ms, 0) < 0) {
+	if (umad_send(w->fd, q->r.cls == FWIN_SMP_LFT ? w->smi_agent : w->agent,
+		      w->sendbuf, PMA_MAD_SIZE, (int)w->o.timeout_ms, 0) < 0) {
 		/* a failed write is a try that got no answer: expire now */
 		log_debug("fabric: umad_send to LID %u failed", q->r.lid);
 		sl->deadline = now;
@@ -389,6 +421,7 @@ static void handle(struct fwin *w, fwin_done_fn done, void *arg)
 {
 	const uint8_t *mad = umad_get_mad(w->recvbuf);
 	uint32_t tid = pma_tid32(mad), s = tid & SLOT_MASK;
+	const struct fwin_req *q;
 	struct wdest *dst;
 	unsigned mstatus;
 	int ret;
@@ -403,11 +436,14 @@ static void handle(struct fwin *w, fwin_done_fn done, void *arg)
 		try_failed(w, s, -ETIMEDOUT, done, arg);
 		return;
 	}
-	dst = &w->dests[w->dest_of_lid[w->reqs[w->slots[s].req].r.lid] - 1];
+	q = &w->reqs[w->slots[s].req].r;
+	dst = &w->dests[w->dest_of_lid[q->lid] - 1];
 	dst->answered = true;
 	dst->lost_in_row = 0;
-	ret = pma_check_response(mad, w->reqs[w->slots[s].req].r.kind,
-				 &mstatus);
+	if (q->cls == FWIN_SMP_LFT)
+		ret = smp_check_lft(mad, q->block, &mstatus);
+	else
+		ret = pma_check_response(mad, q->kind, &mstatus);
 	if (ret == -EBUSY) {
 		w->st.errors++;
 		try_failed(w, s, ret, done, arg);

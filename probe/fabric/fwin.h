@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MAD window: PerfMgt Gets over one libibumad port, many outstanding
+ * The MAD window: PerfMgt Gets (and Sets) and LID-routed SubnGets of
+ * LinearForwardingTable blocks over one libibumad port, many outstanding
  * at once. Requests are queued per destination LID; up to @window are on
  * the wire together, at most @per_node of them at one LID, handed out
  * round-robin across LIDs so no node waits behind another. Each MAD has a
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "pma.h"
+#include "smp.h"
 
 struct fwin_opts {
 	unsigned window;     /* 1 .. FWIN_MAX_WINDOW */
@@ -31,12 +33,20 @@ struct fwin_opts {
 
 #define FWIN_MAX_WINDOW 4096
 
+/* What a request is: a PerfMgt GMP (QP1) or a subnet management SMP (QP0). */
+enum fwin_class {
+	FWIN_PMA = 0,
+	FWIN_SMP_LFT = 1, /* SubnGet(LinearForwardingTable), block @block */
+};
+
 struct fwin_req {
 	uint16_t lid;
-	uint8_t kind; /* enum pma_kind */
-	uint8_t port; /* PortSelect */
-	uint8_t set;  /* 1: a Set (counter reset), not a Get */
-	uint32_t tag; /* the caller's */
+	uint8_t cls;	/* enum fwin_class */
+	uint8_t kind;	/* FWIN_PMA: enum pma_kind */
+	uint8_t port;	/* FWIN_PMA: PortSelect */
+	uint8_t set;	/* FWIN_PMA: 1 a Set (counter reset), not a Get */
+	uint16_t block; /* FWIN_SMP_LFT: LIDs block * 64 .. + 63 */
+	uint32_t tag;	/* the caller's */
 };
 
 struct fwin_stats {
@@ -67,7 +77,21 @@ int fwin_open(const char *ca, unsigned port, const struct fwin_opts *o,
 	      struct fwin **out);
 void fwin_close(struct fwin *w);
 
-/* Queue @r for the next fwin_run() (or the running one). 0 or -ENOMEM. */
+/*
+ * fwin_smi_open() / fwin_smi_close() - register (and drop) the LID-routed
+ * subnet management agent the SMPs go through. It is held only while
+ * they are on the wire: libibnetdisc registers the same class during a
+ * discovery, and the simulator's shim (libumad2sim) hands answers to the
+ * last registration of a class, not to the agent that asked. 0 or a
+ * negative errno (fwin_submit() then refuses SMPs).
+ */
+int fwin_smi_open(struct fwin *w);
+void fwin_smi_close(struct fwin *w);
+
+/*
+ * Queue @r for the next fwin_run() (or the running one). 0, -ENOMEM, or
+ * -EOPNOTSUPP for an SMP without fwin_smi_open().
+ */
 int fwin_submit(struct fwin *w, const struct fwin_req *r);
 
 /*

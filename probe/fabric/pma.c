@@ -187,22 +187,27 @@ uint32_t pma_tid32(const uint8_t *mad)
 
 int pma_check_response(const uint8_t *mad, enum pma_kind k, unsigned *status)
 {
-	unsigned code;
-
 	*status = get32(mad, IB_MAD_STATUS_F);
 	if (get32(mad, IB_MAD_MGMTCLASS_F) != IB_PERFORMANCE_CLASS ||
 	    !get32(mad, IB_MAD_RESPONSE_F) ||
 	    get32(mad, IB_MAD_METHOD_F) != IB_MAD_METHOD_GET ||
 	    get32(mad, IB_MAD_ATTRID_F) != pma_attr_id(k))
 		return -EPROTO;
-	if (!*status)
+	return pma_status_errno(*status);
+}
+
+int pma_status_errno(unsigned status)
+{
+	unsigned code;
+
+	if (!status)
 		return 0;
-	if (*status & 0x1)
+	if (status & 0x1)
 		return -EBUSY;
-	if (*status & 0x2)
+	if (status & 0x2)
 		return -EREMOTE;
 	/* bits 2-4: the invalid field code (IBA 13.4.7, table 112) */
-	code = (*status >> 2) & 0x7;
+	code = (status >> 2) & 0x7;
 	if (code == 1 || code == 2 || code == 3)
 		return -EOPNOTSUPP;
 	return -EINVAL;

@@ -138,6 +138,13 @@ uint32_t pma_tid32(const uint8_t *mad);
  */
 int pma_check_response(const uint8_t *mad, enum pma_kind k, unsigned *status);
 
+/*
+ * pma_status_errno() - what a MAD status word (any class) means: 0, -EBUSY
+ * (retry), -EREMOTE (redirect), -EOPNOTSUPP (attribute or method not
+ * supported) or -EINVAL (a field or the attribute modifier refused).
+ */
+int pma_status_errno(unsigned status);
+
 /* ClassPortInfo from a checked response. */
 void pma_decode_cpi(const uint8_t *mad, struct pma_caps *out);
 

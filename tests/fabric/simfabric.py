@@ -57,10 +57,10 @@ PERFQUERY_NAMES = {
 }
 
 
-def need_tools():
+def need_tools(extra=()):
     """Fail (never skip) when the simulator's packages are missing."""
     missing = [t for t in ("ibsim", "opensm", "perfquery", "ibnetdiscover",
-                           "ibqueryerrors", "ibportstate")
+                           "ibqueryerrors", "ibportstate", *extra)
                if not shutil.which(t)]
     if not os.path.exists(UMAD2SIM):
         missing.append(UMAD2SIM)
@@ -103,10 +103,12 @@ def parse_perfquery(text):
 class Sim:
     """One ibsim serving @netfile, its console and its LIDs."""
 
-    def __init__(self, netfile, host="h00000", limits=None, workdir=None):
+    def __init__(self, netfile, host="h00000", limits=None, workdir=None,
+                 sm_args=()):
         self.netfile = os.path.abspath(netfile)
         self.host = host
         self.limits = limits or []  # e.g. ["-N", "4096", "-S", "512"]
+        self.sm_args = list(sm_args)  # opensm's, e.g. ["-l", "2"] (LMC)
         self.dir = workdir or tempfile.mkdtemp(prefix="ibsim-",
                                                dir=os.environ.get("TMPDIR"))
         self.proc = self.sm = None
@@ -193,10 +195,15 @@ class Sim:
                                 **kw)
 
     def opensm_once(self, timeout=120):
-        """opensm -o: sweep once, assign LIDs, bring the subnet up, exit."""
+        """opensm -o: sweep once, assign LIDs, bring the subnet up, exit.
+
+        Again later: a new sweep (and routes) for what changed, e.g. after
+        an Unlink in the console. With the Sim's sm_args each time.
+        """
         env = self.env(OSM_TMP_DIR=self.dir, OSM_CACHE_DIR=self.dir)
         log = os.path.join(self.dir, "opensm.log")
-        p = subprocess.Popen(["opensm", "-o", "-f", log], env=env,
+        p = subprocess.Popen(["opensm", "-o", *self.sm_args, "-f", log],
+                             env=env,
                              cwd=self.dir, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
         try:
