@@ -231,9 +231,9 @@ def check(a, summary):
                    "items 1-5 not in this collector); scored on %s"
                    % s["source"])
     for e in s["missed"]:
-        bad.append("missed: %s (%s, %s): %s; %d tests crossed it while "
-                   "faulty" % (e["element"], e["group"], e["label"],
-                               e["reason"], e["tests"]))
+        bad.append("missed: %s (%s, %s): %s; results that could show it: "
+                   "%d" % (e["element"], e["group"], e["label"], e["reason"],
+                           e["tests"]))
     for e in s["late"]:
         bad.append("late: %s (%s) named %.2f periods after its first test "
                    "(at most %g)" % (e["element"], e["group"], e["periods"],
@@ -296,7 +296,7 @@ def main(argv):
             problems.append("collector exit")
         ok = not problems
         return 0 if ok else 1
-    except (RuntimeError, HttpError, OSError) as e:
+    except (RuntimeError, HttpError, OSError, ValueError) as e:
         print("fleet: %s" % e, file=sys.stderr)
         return 1
     finally:

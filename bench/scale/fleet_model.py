@@ -300,7 +300,9 @@ def _take(free, pred=None):
     for i, h in enumerate(free):
         if pred is None or pred(h):
             return free.pop(i)
-    raise ValueError("not enough healthy hosts left to draw faults on")
+    raise ValueError("not enough hosts to draw the faults on (each fault "
+                     "takes hosts no other fault uses): raise --hosts or "
+                     "draw fewer --faults")
 
 
 def _draw_one(fabric, kind, group, free, rng, o):

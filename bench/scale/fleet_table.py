@@ -50,8 +50,8 @@ def fault_line(e):
             e["periods"] or 0.0, " (LATE)" if e["late"] else "")
     else:
         what = "MISSED: " + e["reason"]
-    return "  - %s: %s, %d results crossed it; %s%s" % (where, ft, e["tests"],
-                                                        what, met)
+    return "  - %s: %s, results that could show it: %d; %s%s" % (
+        where, ft, e["tests"], what, met)
 
 
 def details(s):
