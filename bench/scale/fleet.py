@@ -131,9 +131,11 @@ def options(argv):
     g.add_argument("--lat-delay-share", type=share, default=0.2,
                    help="the 'lat' fault's extra latency, share of nominal")
     g = p.add_argument_group("driver")
-    g.add_argument("--connections", type=positive(int), default=128,
+    g.add_argument("--connections", type=positive(int),
                    help="the probes' keep-alive connections, 16 per source "
-                   "address (127.0.0.1, .2, ...; at most 3,984)")
+                   "address (127.0.0.1, .2, ...; at most 3,984); default: "
+                   "one per host up to 512 (a request waits for the "
+                   "collector's group commit: fewer throttle the fleet)")
     g.add_argument("--poll", type=positive(float), default=1.0,
                    help="seconds between GET /api/v1/regressions")
     g.add_argument("--coverage", type=int, default=1, metavar="N",
@@ -168,6 +170,7 @@ def options(argv):
         a.sets = fleet_conf.parse_sets(a.set)
     except ValueError as e:
         p.error(str(e))
+    a.connections = a.connections or min(a.hosts, 512)
     if a.connections > 249 * 16:
         p.error("--connections: %d is above 3984 (249 addresses x 16)"
                 % a.connections)
@@ -240,6 +243,9 @@ def check(a, summary):
                                      a.late_periods))
     for d in s["false"]:
         bad.append("healthy element named: " + d)
+    for b in summary.get("behind", []):
+        bad.append("the run fell behind (the figures above may be the "
+                   "machine's, not the collector's): " + b)
     t = summary["tests"]
     if t["results_failed_posts"]:
         bad.append("%d result posts were refused (driver or API problem): %s"

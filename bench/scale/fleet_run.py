@@ -347,7 +347,17 @@ class Driver:
         periods = wall / P
         score = self.tracker.score(self.begin, self.end, a.late_periods)
         cov = [c for _, c, _ in s.coverage]
+        behind = []
+        late = percentile(s.fetch_late, 0.99)
+        if late is not None and late > self.plan_interval / 2:
+            behind.append("plan fetches p99 %.1f s late (every %g s)"
+                          % (late, self.plan_interval))
+        late = percentile(s.late, 0.99)
+        if late is not None and late > self.plan_interval / 2:
+            behind.append("results posted p99 %.1f s after their tests "
+                          "ended" % late)
         return {
+            "behind": behind,
             "hosts": a.hosts, "ports": len(self.fabric.port_by_key),
             "leaves": len(self.fabric.leaves()), "hosts_per_leaf":
             a.hosts_per_leaf, "period": P, "plan_interval": self.plan_interval,

@@ -21,9 +21,10 @@ def row(s):
         reopen += " (closed in %s / %s periods, %d open at the end)" % (
             _f(sc["close_periods_median"]), _f(sc["close_periods_max"]),
             sc["open_at_end"])
-    return "| %s | %d s | %d of %d | %s / %s | %d | %d (%s) | %s | %.2f s (%.1f%%) | " \
+    return "| %s | %d s%s | %d of %d | %s / %s | %d | %d (%s) | %s | %.2f s (%.1f%%) | " \
         "%s / %s | %s / %s | %.0f%% |" % (
-            "{:,}".format(s["hosts"]), s["period"], sc["found"],
+            "{:,}".format(s["hosts"]), s["period"],
+            " (fell behind)" if s.get("behind") else "", sc["found"],
             sc["elements"], _f(sc["periods_median"]), _f(sc["periods_max"]),
             len(sc["late"]), len(sc["false"]), _f(sc["false_per_100"]),
             reopen, cpu["per_period_s"], 100 * cpu["share"],
@@ -56,11 +57,12 @@ def fault_line(e):
 
 def details(s):
     sc, t = s["score"], s["tests"]
-    out = ["", "%s hosts (%d ports, %d leaves of %d), period %d s, plan "
-           "fetched every %g s, seed %d, scored on `%s` (%d polls)" % (
+    out = ["", "%s hosts (%d ports, %d %s of up to %d hosts), period %d s, "
+           "plan fetched every %g s, seed %d, scored on `%s` (%d polls)" % (
                "{:,}".format(s["hosts"]), s["ports"], s["leaves"],
-               s["hosts_per_leaf"], s["period"], s["plan_interval"], s["seed"],
-               sc["source"], sc["polls"]),
+               "leaf" if s["leaves"] == 1 else "leaves", s["hosts_per_leaf"],
+               s["period"], s["plan_interval"], s["seed"], sc["source"],
+               sc["polls"]),
            "  " + s.get("scaled", ""),
            "  settings: " + s.get("settings", ""),
            "  timeline: %(warmup)d healthy periods, waves of %(hold)d faulty "
@@ -75,10 +77,11 @@ def details(s):
                t["dropped_by_replan"],
                [c for _, c in t["tests_confirm"]][-3:] or "absent",
                sc["links_opened"], sc["links_naming_fault"]),
-           "  driver: keeps up? result posts at most %s s after due (p99 %s "
+           "  keeps up: %s; result posts at most %s s after due (p99 %s "
            "s), plan fetches p99 %s s late; %d connections, %d retries, "
            "errors %s; registration %s" % (
-               t["post_late_max_s"], t["post_late_p99_s"],
+               ("NO: " + "; ".join(s["behind"])) if s.get("behind")
+               else "yes", t["post_late_max_s"], t["post_late_p99_s"],
                t["fetch_late_p99_s"], s["connections"], s["http_retries"],
                s["http_errors"] or "none", s["register"]),
            "  faults:"]
