@@ -282,8 +282,16 @@ def run(a, out):
                                                           "collector.log"))
     return summary
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main(argv):
     a = options(argv)
+    # SIGTERM (and SIGINT, ignored in a background job) end the run the
+    # same way: the collector stopped, the run directory kept.
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)
     out = a.out or tempfile.mkdtemp(prefix="ibpulse-fleet-")
     os.makedirs(out, exist_ok=True)
     ok = False
@@ -305,6 +313,10 @@ def main(argv):
     except (RuntimeError, HttpError, OSError, ValueError) as e:
         print("fleet: %s" % e, file=sys.stderr)
         return 1
+    except KeyboardInterrupt as e:
+        print("fleet: interrupted (%s); the collector was stopped" % e,
+              file=sys.stderr)
+        return 130
     finally:
         if not a.out:
             if ok:

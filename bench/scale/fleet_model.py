@@ -95,7 +95,7 @@ class Fault:
         self.first_test = None  # started of the first result that could show it
         self.tests = 0          # such results while active
         self.partners = set()   # port keys tested against it while active
-        self.met = set()        # other faults' groups it was tested against
+        self.met = set()        # other faulty elements it was tested against
 
     def metric(self):
         return "latency" if self.kind == "lat" else "bandwidth"

@@ -178,7 +178,10 @@ class Driver:
             if f.first_test is None or start < f.first_test:
                 f.first_test = start
             f.partners.add(b.key if f.key in (a.key, a.device.key) else a.key)
-            f.met.update(g.group for g in hit if g.group != f.group)
+            # Two faulty elements in one test (the multi fault's ports in
+            # one leaf and rail): each names the other.
+            f.met.update("%s %s" % (g.key[0], "/".join(map(str, g.key[1:])))
+                         for g in hit if g is not f)
 
     async def post(self, h, r, due):
         s = self.stats
