@@ -16,6 +16,7 @@ planner periods:
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,9 +38,13 @@ def faults(s):
     for i, e in enumerate(order):
         def per(t):
             return float("nan") if t is None else (t - t0) / P
+        short = e["group"]
+        share = re.search(r"\d+%", e["label"])
+        if short.startswith("multi") and share:
+            short += " at " + share.group(0)
         out.append((i + 1, per(e["t_on"]), per(e["t_off"]),
                     per(e["first_test"]), per(e["detected"]),
-                    "%s %s" % (e["element"].split(" ", 1)[1], e["label"])))
+                    "%s  %s" % (e["element"].split(" ", 1)[1], short)))
     return out
 
 
@@ -63,10 +68,10 @@ def script(s, tmp, png, title):
         "set termoption noenhanced",
         "set multiplot layout 2,1 title %s" % json.dumps(title or (
             "%s hosts, %d s periods: %d of %d faults named, %d false "
-            "suspects (scored on %s)" % ("{:,}".format(s["hosts"]),
-                                         s["period"], sc["found"],
-                                         sc["elements"], len(sc["false"]),
-                                         sc["source"]))),
+            "suspects (scored on %s)%s" % (
+                "{:,}".format(s["hosts"]), s["period"], sc["found"],
+                sc["elements"], len(sc["false"]), sc["source"],
+                "; the run fell behind" if s.get("behind") else ""))),
         # Both panels on one time axis: the same margins.
         "set lmargin at screen 0.27",
         "set rmargin at screen 0.71",
