@@ -350,13 +350,15 @@ class Driver:
         periods = wall / P
         score = self.tracker.score(self.begin, self.end, a.late_periods)
         cov = [c for _, c, _ in s.coverage]
+        # Behind: a fetch (p99) came a whole interval late, the next one
+        # was due; or results went out an interval after their tests.
         behind = []
         late = percentile(s.fetch_late, 0.99)
-        if late is not None and late > self.plan_interval / 2:
+        if late is not None and late > self.plan_interval:
             behind.append("plan fetches p99 %.1f s late (every %g s)"
                           % (late, self.plan_interval))
         late = percentile(s.late, 0.99)
-        if late is not None and late > self.plan_interval / 2:
+        if late is not None and late > self.plan_interval:
             behind.append("results posted p99 %.1f s after their tests "
                           "ended" % late)
         return {
