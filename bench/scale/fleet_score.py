@@ -6,7 +6,8 @@ Each poll's open suspects are matched to the faults: a suspect of kind
 `port` naming a faulty port's host, device and port, or of kind `device`
 naming a faulty device, whose `since` lies in the fault's window, is
 *right*; a port of a faulty device or the device of a faulty port is
-*related* (not the element at fault, not a healthy one either); one whose
+*related* (not the element at fault, not a healthy one either), as is
+the faulty element named for the other metric; one whose
 `since` falls in the period after the repair is *after repair* (the fault
 named too late); anything else names a healthy element and is *false*.
 A collector without the `suspects` list (before issue 17) is scored on
@@ -99,6 +100,11 @@ class Tracker:
 
     def classify(self, s):
         for f in self.by_key.get(s.key, []):
+            if self._in(f, s.since, self.grace) and s.metric != f.metric():
+                s.verdict, s.fault = "related", f
+                s.note = "the faulty element, on %s (its fault is on %s)" % (
+                    s.metric, f.metric())
+                return
             if self._in(f, s.since):
                 s.verdict, s.fault = "right", f
                 return

@@ -9,7 +9,8 @@
   the stated noise;
 - the scorer: a suspect naming the faulty port or device in its window
   is right, with the periods from the first test; one naming a healthy
-  element is false; the device of a faulty port is related; one opened
+  element is false; the device of a faulty port, or the faulty port for
+  the metric its fault leaves alone, is related; one opened
   after the repair names the fault too late; suspects left open after
   the repair are counted with their closing time; a collector without
   the `suspects` list is scored on `suspect_ports`;
@@ -166,6 +167,8 @@ class ScoreTest(unittest.TestCase):
         t.observe(1030, answer([sus("port", "h00001", 1, 1011.0),
                                 sus("device", "h00002", None, 1012.0),
                                 sus("device", "h00001", None, 1029.0),
+                                sus("port", "h00001", 1, 1029.0,
+                                    metric="latency"),
                                 sus("port", "h00005", 1, 1030.0),
                                 sus("port", "h00009", 2, 1030.0,
                                     metric="latency")]))
@@ -190,8 +193,10 @@ class ScoreTest(unittest.TestCase):
                             for d in s["false"]), s["false"])
         self.assertTrue(any("h00009/mlx5_0/2" in d and "no faulty partner"
                             in d for d in s["false"]), s["false"])
-        self.assertEqual(len(s["related"]), 1)
+        self.assertEqual(len(s["related"]), 2)
         self.assertIn("device h00001/mlx5_0", s["related"][0])
+        self.assertIn("on latency (its fault is on bandwidth)",
+                      s["related"][1])
         self.assertEqual(s["false_per_100"], round(2 * 100 / 21.0, 2))
         self.assertEqual(by["port50#1"]["close_periods"], 2.5)
         self.assertTrue(by["pcie#2"]["open_at_end"])
