@@ -70,11 +70,8 @@ def share(s):
         raise argparse.ArgumentTypeError("'%s' is not a share in [0, 1]" % s)
     return v
 
-def options(argv):
-    p = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="The noise model and its sources: bench/scale/README.md.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+
+def _opts_collector(p):
     g = p.add_argument_group("collector")
     g.add_argument("--collector", required=True,
                    help="the ibpulse-collector binary (BUILD/collector/...)")
@@ -82,6 +79,9 @@ def options(argv):
     g.add_argument("--set", action="append", default=[], metavar="S.KEY=V",
                    help="any collector key, on top of the driver's "
                    "(planner.period=20, suspect.bad_results=3); repeatable")
+
+
+def _opts_fabric(p):
     g = p.add_argument_group("fabric")
     g.add_argument("--hosts", type=positive(int), default=128)
     g.add_argument("--hosts-per-leaf", type=positive(int), default=32,
@@ -92,6 +92,9 @@ def options(argv):
                    help="ports per HCA (InfiniBand, ACTIVE; rail = index)")
     g.add_argument("--speed", choices=sorted(fleet_model.SPEEDS),
                    default="ndr")
+
+
+def _opts_time(p):
     g = p.add_argument_group("time")
     g.add_argument("--period", type=positive(int), default=20,
                    help="planner period in seconds (at least 10); the "
@@ -108,6 +111,9 @@ def options(argv):
                    help="healthy periods after each wave's repair")
     g.add_argument("--tail", type=int, default=5,
                    help="healthy periods at the end")
+
+
+def _opts_faults(p):
     g = p.add_argument_group("faults and noise")
     g.add_argument("--faults", default=",".join(fleet_model.DEFAULT_KINDS),
                    help="kinds drawn, each once: " +
@@ -130,6 +136,9 @@ def options(argv):
                    help="bandwidth of a flapping port's bad results")
     g.add_argument("--lat-delay-share", type=share, default=0.2,
                    help="the 'lat' fault's extra latency, share of nominal")
+
+
+def _opts_driver(p):
     g = p.add_argument_group("driver")
     g.add_argument("--connections", type=positive(int),
                    help="the probes' keep-alive connections, 16 per source "
@@ -152,6 +161,16 @@ def options(argv):
                    "the `suspects` list)")
     g.add_argument("--quiet", action="store_true",
                    help="no progress line per period")
+
+
+def options(argv):
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="The noise model and its sources: bench/scale/README.md.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for add in (_opts_collector, _opts_fabric, _opts_time, _opts_faults,
+                _opts_driver):
+        add(p)
     a = p.parse_args(argv)
     if a.period < 10:
         p.error("--period: %d is below the collector's minimum of 10 s"
@@ -176,6 +195,7 @@ def options(argv):
                 % a.connections)
     a.plan_interval = a.plan_interval or a.period / 5.0
     return a
+
 
 def start_collector(a, cfg, out):
     pf = os.path.join(out, "port")
