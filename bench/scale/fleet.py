@@ -49,6 +49,7 @@ import fleet_table  # noqa: E402
 from fleet_http import HttpError  # noqa: E402
 from fleet_run import Driver  # noqa: E402
 
+
 def positive(kind):
     def conv(s):
         try:
@@ -60,6 +61,7 @@ def positive(kind):
             raise argparse.ArgumentTypeError("'%s' must be above 0" % s)
         return v
     return conv
+
 
 def share(s):
     try:
@@ -215,6 +217,7 @@ def start_collector(a, cfg, out):
     with open(pf) as f:
         return proc, int(f.read())
 
+
 def stop_collector(proc):
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
@@ -226,12 +229,14 @@ def stop_collector(proc):
             return "killed after 60 s"
     return proc.returncode
 
+
 def tail(path, n=1500):
     try:
         with open(path, errors="replace") as f:
             return f.read()[-n:]
     except OSError:
         return ""
+
 
 def log_counts(path):
     out = {"error": 0, "warn": 0}
@@ -244,6 +249,7 @@ def log_counts(path):
     except OSError:
         pass
     return out
+
 
 def check(a, summary):
     """The --check verdict: [problem lines]."""
@@ -271,6 +277,7 @@ def check(a, summary):
         bad.append("%d result posts were refused (driver or API problem): %s"
                    % (t["results_failed_posts"], t["post_errors"][:3]))
     return bad
+
 
 def run(a, out):
     rng = random.Random(a.seed)
@@ -301,6 +308,7 @@ def run(a, out):
         summary["collector_log_tail"] = tail(os.path.join(out,
                                                           "collector.log"))
     return summary
+
 
 def interrupted(signum, frame):
     raise KeyboardInterrupt(signal.Signals(signum).name)
