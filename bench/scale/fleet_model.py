@@ -225,7 +225,7 @@ class Fabric:
         cap_b, hit_b = self._cap(b, bw_test)
         hit = hit_a + hit_b
         if rng.random() < o.fail_share:
-            return {"outcome": "timeout",
+            return {"outcome": "timeout", "busy": False,
                     "error": "no completion within the test timeout"}, []
         worse = 0.0
         r = {"outcome": "ok", "busy": False}
@@ -271,6 +271,7 @@ class Fabric:
         r = {"id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
              "plan_id": plan_id, "profile": profile, "test": p["test"],
              "started": started, "duration_seconds": duration,
+             "error": None, "wc_status": None,
              "local": {"device": a.device.name, "port": a.num},
              "peer": {"host": b.host.name, "device": b.device.name,
                       "port": b.num},
