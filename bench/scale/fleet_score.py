@@ -192,6 +192,10 @@ class Tracker:
              "suspects": [s.describe() for s in named]}
         if det is not None:
             e["periods_from_fault"] = round((det - f.t_on) / P, 2)
+            first = min(right, key=lambda x: x.since)
+            fb = first.entry.get("first_bad")
+            if isinstance(fb, (int, float)):
+                e["periods_from_first_bad"] = round((det - fb) / P, 2)
             if f.first_test is not None:
                 e["periods"] = round(max(0.0, det - f.first_test) / P, 2)
                 e["late"] = e["periods"] > late

@@ -47,8 +47,12 @@ def fault_line(e):
         else "never tested")
     met = "; tested against %s" % ", ".join(e["met"]) if e["met"] else ""
     if e["found"]:
-        what = "named %.2f periods after its first test%s" % (
-            e["periods"] or 0.0, " (LATE)" if e["late"] else "")
+        what = "named %.2f periods after its first test%s%s" % (
+            e["periods"] or 0.0,
+            " (%.2f after the first bad result the collector counted)"
+            % e["periods_from_first_bad"]
+            if e.get("periods_from_first_bad") is not None else "",
+            " (LATE)" if e["late"] else "")
     else:
         what = "MISSED: " + e["reason"]
     return "  - %s: %s, results that could show it: %d; %s%s" % (

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleet  # noqa: E402
 import fleet_conf  # noqa: E402
 import fleet_model as fm  # noqa: E402
+import fleet_table  # noqa: E402
 import fleet_score as fs  # noqa: E402
 
 NOISE = types.SimpleNamespace(noise=0.003, outliers=0.0, busy_share=0.5,
@@ -161,7 +162,9 @@ class ScoreTest(unittest.TestCase):
         t = self.t
         self.never.first_test = 1050.0
         t.observe(1005, answer([]))
-        t.observe(1012, answer([sus("port", "h00001", 1, 1011.0),
+        first = sus("port", "h00001", 1, 1011.0)
+        first["first_bad"] = 1004.0
+        t.observe(1012, answer([first,
                                 sus("device", "h00002", None, 1012.0)]))
         # the device of the faulty port, a healthy partner, a stranger
         t.observe(1030, answer([sus("port", "h00001", 1, 1011.0),
@@ -184,6 +187,9 @@ class ScoreTest(unittest.TestCase):
         self.assertEqual((s["elements"], s["found"]), (3, 2))
         by = {e["group"]: e for e in s["faults"]}
         self.assertEqual(by["port50#1"]["periods"], 0.8)
+        self.assertEqual(by["port50#1"]["periods_from_first_bad"], 0.7)
+        self.assertIn("0.70 after the first bad result",
+                      fleet_table.fault_line(dict(by["port50#1"], _P=P)))
         self.assertEqual(by["pcie#2"]["periods"], 1.1)
         self.assertFalse(by["port50#1"]["late"])
         self.assertEqual(by["port90#3"]["reason"],
