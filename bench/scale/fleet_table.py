@@ -81,12 +81,14 @@ def details(s):
                t["dropped_by_replan"],
                [c for _, c in t["tests_confirm"]][-3:] or "absent",
                sc["links_opened"], sc["links_naming_fault"]),
-           "  keeps up: %s; result posts at most %s s after due (p99 %s "
-           "s), plan fetches p99 %s s late; %d connections, %d retries, "
-           "errors %s; registration %s" % (
+           "  keeps up after the warm-up: %s; result posts at most %s s "
+           "after due (p99 %s s), plan fetches p99 %s s late (in the "
+           "warm-up %s s); %d connections, %d retries, errors %s; "
+           "registration %s" % (
                ("NO: " + "; ".join(s["behind"])) if s.get("behind")
                else "yes", t["post_late_max_s"], t["post_late_p99_s"],
-               t["fetch_late_p99_s"], s["connections"], s["http_retries"],
+               t["fetch_late_p99_s"], t.get("warmup_fetch_late_p99_s"),
+               s["connections"], s["http_retries"],
                s["http_errors"] or "none", s["register"]),
            "  faults:"]
     for e in sc["faults"]:
