@@ -45,7 +45,9 @@ def fault_line(e):
     ft = ("first test %.2f periods after the fault" % (
         (e["first_test"] - e["t_on"]) / e["_P"]) if e["first_test"]
         else "never tested")
-    met = "; tested against %s" % ", ".join(e["met"]) if e["met"] else ""
+    met = "; tested against %s" % ", ".join(e["met"]) if e["met"] else (
+        "; never tested against another faulty element"
+        if e["group"].startswith("multi") else "")
     if e["found"]:
         what = "named %.2f periods after its first test%s%s" % (
             e["periods"] or 0.0,
