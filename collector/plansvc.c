@@ -240,6 +240,27 @@ static int plansvc_ev_load(struct plansvc *ps, struct store *st, double now,
 	return 0;
 }
 
+/*
+ * The first round a plan made @into seconds into its period may use: the
+ * rounds still ahead, and none in the first plan_refresh seconds of the
+ * period. A probe fetches its plan every plan_refresh seconds on its own
+ * clock, so it may see the new period's plan that late: a test placed
+ * earlier would pass its deadline unseen (a tenth of the tests at 2,000
+ * hosts, bench/scale). Periods too short for that lead keep every round.
+ */
+static unsigned plansvc_first_round(const struct plansvc *ps, double into)
+{
+	const struct planner_opts *po = &ps->o.planner;
+	unsigned rounds = planner_rounds(po);
+	unsigned first = (unsigned)floor(into / po->period * rounds);
+	unsigned lead = (unsigned)ceil(ps->o.plan_refresh /
+				       (po->period / rounds) - 1e-9);
+
+	if (lead <= rounds / 2 && first < lead)
+		first = lead;
+	return first;
+}
+
 static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 			  unsigned long long period)
 {
@@ -262,8 +283,7 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 	for (size_t i = 0; i < ps->probes->n; i++)
 		if (!ps->probes->paused[i])
 			ps->in[ps->n_in++] = ps->probes->p[i];
-	first = (unsigned)floor((now - start) / po->period *
-				planner_rounds(po));
+	first = plansvc_first_round(ps, now - start);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = plansvc_ev_load(ps, st, now, &ev);
 	if (!ret)
