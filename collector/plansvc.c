@@ -253,8 +253,8 @@ static unsigned plansvc_first_round(const struct plansvc *ps, double into)
 	const struct planner_opts *po = &ps->o.planner;
 	unsigned rounds = planner_rounds(po);
 	unsigned first = (unsigned)floor(into / po->period * rounds);
-	unsigned lead = (unsigned)ceil(ps->o.plan_refresh /
-				       (po->period / rounds) - 1e-9);
+	unsigned lead = (unsigned)ceil(
+		ps->o.plan_refresh / (po->period / rounds) - 1e-9);
 
 	if (lead <= rounds / 2 && first < lead)
 		first = lead;
@@ -348,19 +348,37 @@ static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 	return 0;
 }
 
-static int plansvc_ensure(struct plansvc *ps, struct store *st, double now)
+/* What the plan needs at @now before it answers: nothing, confirmation
+ * tests added, or a new plan. */
+enum plansvc_due { PLANSVC_FRESH, PLANSVC_CONFIRM, PLANSVC_REPLAN };
+
+static enum plansvc_due plansvc_due(const struct plansvc *ps, struct store *st,
+				    double now)
 {
 	unsigned long long period =
 		(unsigned long long)floor(now / ps->o.planner.period);
 
-	if (ps->plan && ps->plan->period == period &&
-	    (!ps->dirty || now - ps->planned_at < ps->o.replan_interval)) {
-		if (store_evidence_version(st) == ps->ev_version ||
-		    now - ps->confirmed_at < ps->o.replan_interval)
-			return 0;
+	if (!ps->plan || ps->plan->period != period ||
+	    (ps->dirty && now - ps->planned_at >= ps->o.replan_interval))
+		return PLANSVC_REPLAN;
+	if (store_evidence_version(st) != ps->ev_version &&
+	    now - ps->confirmed_at >= ps->o.replan_interval)
+		return PLANSVC_CONFIRM;
+	return PLANSVC_FRESH;
+}
+
+static int plansvc_ensure(struct plansvc *ps, struct store *st, double now)
+{
+	switch (plansvc_due(ps, st, now)) {
+	case PLANSVC_REPLAN:
+		return plansvc_replan(
+			ps, st, now,
+			(unsigned long long)floor(now / ps->o.planner.period));
+	case PLANSVC_CONFIRM:
 		return plansvc_confirm(ps, st, now);
+	default:
+		return 0;
 	}
-	return plansvc_replan(ps, st, now, period);
 }
 
 static uint64_t plansvc_ms(double t)
@@ -500,19 +518,17 @@ static int plansvc_dump(json_t *o, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
-		      double now, char **out)
+/* @host's plan, as it is now, as JSON text in *@out. */
+static int plansvc_answer(struct plansvc *ps, struct store *st,
+			  const char *host, char **out)
 {
 	struct testapi_key keys[2];
 	char hex[2][2 * TICKET_KEY_LEN + 1];
 	struct testapi_plan p = {.host = (char *)host, .keys = keys};
 	struct plansvc_text *x = NULL;
 	size_t lo = 0, hi = 0;
-	int ret = plansvc_ensure(ps, st, now);
+	int ret;
 
-	*out = NULL;
-	if (ret)
-		return ret;
 	p.paused = store_paused(st, host);
 	if (p.paused < 0)
 		return p.paused;
@@ -537,6 +553,24 @@ int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
 	free(x);
 	free(p.tests);
 	return ret;
+}
+
+int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
+		      double now, char **out)
+{
+	int ret = plansvc_ensure(ps, st, now);
+
+	*out = NULL;
+	return ret ? ret : plansvc_answer(ps, st, host, out);
+}
+
+int plansvc_plan_fresh(struct plansvc *ps, struct store *st, const char *host,
+		       double now, char **out)
+{
+	*out = NULL;
+	if (plansvc_due(ps, st, now) != PLANSVC_FRESH)
+		return -EAGAIN;
+	return plansvc_answer(ps, st, host, out);
 }
 
 int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,

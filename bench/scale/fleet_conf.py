@@ -12,9 +12,10 @@ slots: the driver keeps the shipped number of rounds when the short
 period allows slots of at least 1 s (the collector's minimum), else as
 many rounds as whole seconds, and keeps each port's budget (duty_cycle x
 rounds) and each profile's length in rounds as the shipped defaults
-have them. replan_interval keeps its share of the period (at least 1 s);
-the plan is fetched five times a period (the daemon's plan_interval, 60 s
-against a 300 s period).
+have them. replan_interval and plan_refresh keep their share of the
+period (at least 1 s); the plan is fetched five times a period (the
+daemon's plan_interval, 60 s against a 300 s period), or every
+refresh_seconds of the plan when shorter, as the daemon does.
 """
 import math
 import os
@@ -67,6 +68,7 @@ def scale(defaults, period):
     pl = defaults["planner"]
     p0, s0 = float(pl["period"]), float(pl["slot_seconds"])
     d0, r0 = float(pl["duty_cycle"]), float(pl["replan_interval"])
+    f0 = float(pl.get("plan_refresh", 0))
     rounds0 = max(1, min(1024, int(math.floor(p0 / s0 + 1e-9))))
     budget = max(1, int(math.floor(d0 * rounds0 + 1e-9)))
     rounds = max(1, min(rounds0, int(period)))
@@ -76,6 +78,8 @@ def scale(defaults, period):
             "planner.slot_seconds": "%g" % slot,
             "planner.duty_cycle": "%.6g" % duty,
             "planner.replan_interval": "%d" % max(1, round(r0 * period / p0))}
+    if f0 > 0:
+        keys["planner.plan_refresh"] = "%d" % max(1, round(f0 * period / p0))
     lengths = []
     for name, secs in defaults.get("planner_profiles", {}).items():
         k = max(1, int(math.ceil(float(secs) / s0 - 1e-9)))
@@ -83,9 +87,11 @@ def scale(defaults, period):
         lengths.append("%s %d" % (name, k))
     note = ("time scaled from the shipped defaults: period %g s -> %d s, "
             "%d rounds of %g s -> %d of %g s, a port's budget %d rounds "
-            "(duty_cycle %g -> %.3g), replan_interval %g -> %s s%s"
+            "(duty_cycle %g -> %.3g), replan_interval %g -> %s s, "
+            "plan_refresh %g -> %s s%s"
             % (p0, period, rounds0, s0, rounds, slot, budget, d0, duty, r0,
-               keys["planner.replan_interval"],
+               keys["planner.replan_interval"], f0,
+               keys.get("planner.plan_refresh", "-"),
                ("; profiles in rounds: " + ", ".join(lengths))
                if lengths else "; every profile one round"))
     return keys, note

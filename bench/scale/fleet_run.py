@@ -110,11 +110,17 @@ class Driver:
             except HttpError as e:
                 self.stats.post_errors.append(str(e))
                 st, plan = 0, None
+            every = self.plan_interval
             if st == 200 and plan and not self.stop:
                 self.schedule(h, plan)
+                # as the daemon: the collector's refresh_seconds when
+                # shorter (it adds confirmation tests mid-period)
+                refresh = float(plan.get("refresh_seconds") or 0)
+                if 0 < refresh < every:
+                    every = refresh
             # As the daemon: the next fetch plan_interval after this one
             # began, never a burst to catch up.
-            nxt = fetched + self.plan_interval
+            nxt = fetched + every
 
     def schedule(self, h, plan):
         """Take @h's plan as the daemon does (module comment)."""
