@@ -98,10 +98,26 @@ static const char *const rsql_text[RSQL_COUNT] = {
 		"= ?4 AND b_group = ?3))",
 	[RSQL_PSUS_SINCE] = "SELECT host, device, port, since FROM "
 			    "port_suspect WHERE profile = ?1 AND metric = ?2",
-	[RSQL_PSUS_DEL] = "DELETE FROM port_suspect WHERE profile = ?1 AND "
-			  "metric = ?2",
-	[RSQL_PSUS_INS] = "INSERT INTO port_suspect VALUES (?1, ?2, ?3, ?4, "
-			  "?5, ?6, ?7, ?8, ?9)",
+	/*
+	 * schema/005_evidence.sql made port_suspect a view of the open port
+	 * rows of table suspect: until the evidence code (issue 17) writes
+	 * them, the inference from regressions writes those rows, with the
+	 * open regressions at the port as the figures (issue 20 needs them).
+	 */
+	[RSQL_PSUS_DEL] = "DELETE FROM suspect WHERE kind = 'port' AND closed "
+			  "IS NULL AND profile = ?1 AND metric = ?2",
+	[RSQL_PSUS_INS] =
+		"INSERT INTO suspect (kind, host, device, port, profile, "
+		"metric, since, first_bad, opened, judged_results, "
+		"bad_results, good_results, peers_bad, peers_exonerating, "
+		"baseline, figure, worst, last, updated) SELECT 'port', ?1, "
+		"?2, ?3, ?4, ?5, ?6, ?6, ?6, ?8, ?7, 0, ?7, ?9, "
+		"coalesce(avg(baseline), 0), coalesce(avg(figure), 0), "
+		"coalesce(CASE ?5 WHEN 'latency' THEN max(worst) ELSE "
+		"min(worst) END, 0), coalesce(avg(last), 0), ?6 FROM "
+		"regression WHERE closed IS NULL AND profile = ?4 AND metric "
+		"= ?5 AND ((a_host = ?1 AND a_device = ?2 AND a_port = ?3) OR "
+		"(b_host = ?1 AND b_device = ?2 AND b_port = ?3))",
 	[RSQL_GSUS_SINCE] = "SELECT group_a, group_b, since FROM "
 			    "group_pair_suspect WHERE profile = ?1 AND metric "
 			    "= ?2",
@@ -118,7 +134,7 @@ static const char *const rsql_text[RSQL_COUNT] = {
 	[RSQL_RET_REGS] = "DELETE FROM regression WHERE a_host = ?1 OR b_host "
 			  "= ?1",
 	[RSQL_RET_PORT_BL] = "DELETE FROM port_baseline WHERE host = ?1",
-	[RSQL_RET_PSUS] = "DELETE FROM port_suspect WHERE host = ?1",
+	[RSQL_RET_PSUS] = "DELETE FROM suspect WHERE host = ?1",
 	[RSQL_PRUNE_STALE_REGS] =
 		"UPDATE regression SET closed = ?1, close_reason = 'stale', "
 		"updated = ?1 WHERE id IN (SELECT regression_id FROM "

@@ -93,9 +93,12 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"p.id = pp.probe_id ORDER BY p.host, pp.device, pp.port",
 	[TSQL_PLAN_DEL] =
 		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
+	/* columns named: schema/005_evidence.sql adds "confirm" */
 	[TSQL_PLAN_INS] =
-		"INSERT INTO plan_entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		"?8, ?9, ?10, ?11, ?12, ?13)",
+		"INSERT INTO plan_entry (id, period, profile, a_host, "
+		"a_device, a_port, b_host, b_device, b_port, group_a, "
+		"group_b, not_before, deadline) VALUES (?1, ?2, ?3, ?4, ?5, "
+		"?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[TSQL_COVER_PAIRS] =
 		"SELECT p.id, p.profile, p.a_host, p.a_device, p.a_port, "
 		"p.b_host, p.b_device, p.b_port, p.group_a, p.group_b, "
