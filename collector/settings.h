@@ -14,6 +14,7 @@
 #include "baseline.h"
 #include "cli.h"
 #include "conf.h"
+#include "health.h"
 #include "planner.h"
 
 struct auth;
@@ -61,6 +62,8 @@ struct collector_settings {
 	size_t n_plan_profiles;
 	/* [baseline]: baselines and regressions (docs/collector.md) */
 	struct baseline_opts baseline;
+	/* [health]: host health verdicts (docs/health.md) */
+	struct health_opts health;
 };
 
 extern const struct conf_opt collector_conf_opts[];

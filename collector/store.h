@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 struct baseline_opts;
+struct health_opts;
 struct report;
 struct store;
 
@@ -34,6 +35,8 @@ struct store_opts {
 	/* baselines and regressions (store_regress.h); NULL: not judged */
 	const struct baseline_opts *baseline;
 	const char *group_label; /* probe label naming a host's group */
+	/* host health verdicts (store_health.h); NULL: not judged */
+	const struct health_opts *health;
 	/* What one host's results may add (store_results(); docs/api.md) */
 	double results_max_age;		/* "started" at most this far back */
 	double results_max_ahead;	/* ... and at most this far ahead */

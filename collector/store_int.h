@@ -108,6 +108,7 @@ struct store {
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
 
 	struct store_fabric *fabric; /* store_fabric.c */
+	struct store_health *health; /* store_health.c; NULL: off */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

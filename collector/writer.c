@@ -7,6 +7,7 @@
 #include "log.h"
 #include "plansvc.h"
 #include "report.h"
+#include "store_health.h"
 #include "store_regress.h"
 #include "store_tests.h"
 #include "testapi.h"
@@ -180,6 +181,14 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 		free(job->answer);
 		job->answer = NULL;
 		return store_regress_json(w->st, now, &job->answer);
+	case WRITER_HOST_HEALTH: {
+		int ret;
+
+		free(job->answer);
+		ret = store_health_json(w->st, job->host, now, &job->answer);
+		job->status = ret == -ENOENT ? -ENOENT : 0;
+		return ret == -ENOENT ? 0 : ret;
+	}
 	default:
 		return writer_apply_tests(w, job, now);
 	}

@@ -40,14 +40,24 @@ CREATE TABLE health_reason (
 ) WITHOUT ROWID;
 
 -- What a host's ports have been: a port that was ACTIVE and is not now
--- is down (the host fails); one below the best rate it ever ran at is
--- degraded. Written when a port is first seen ACTIVE or runs faster
--- than before; kept until the host is retired.
+-- (or no longer in the host's reports) is down; one below the best rate
+-- it ever ran at ACTIVE is degraded. Written only on a change (a port
+-- turning ACTIVE or not, running faster than before, leaving or coming
+-- back to the reports); kept until the host is retired.
 CREATE TABLE health_port (
 	host TEXT NOT NULL,
 	device TEXT NOT NULL,
 	port INTEGER NOT NULL,
-	active_seen REAL,		-- last time it was first seen ACTIVE
+	active_seen REAL,		-- when it last turned ACTIVE; NULL: never
+	down_since REAL,		-- when it left ACTIVE after that
+	missing_since REAL,		-- when reports stopped holding it
 	best_rate INTEGER,		-- bytes/s, the fastest it ran ACTIVE
 	PRIMARY KEY (host, device, port)
 ) WITHOUT ROWID;
+
+-- The switch port facing a host's port (GET the hosts behind a leaf port
+-- from the fabric pollers' link data, schema/004_fabric.sql).
+CREATE INDEX fabric_port_remote ON fabric_port(remote_guid, remote_port);
+-- ... and the host behind a switch port: a device's node_guid as the
+-- fabric tables spell it ("b859:9f03:00d4:0a1c" is "0xb8599f0300d40a1c").
+CREATE INDEX device_guid_hex ON device('0x' || replace(node_guid, ':', ''));
