@@ -201,7 +201,8 @@ static int add(const struct health_opts *o, struct health_list *l,
 	if (o->level[k] == HEALTH_HEALTHY)
 		goto out;
 	r = health_list_add(l);
-	if (!r || !(r->evidence = json_dumps(ev, JSON_COMPACT | JSON_SORT_KEYS))) {
+	if (!r ||
+	    !(r->evidence = json_dumps(ev, JSON_COMPACT | JSON_SORT_KEYS))) {
 		if (r)
 			l->n--;
 		ret = -ENOMEM;
@@ -242,17 +243,17 @@ static int port_down(const struct health_opts *o, const struct health_port *p,
 			   "%s/%d is gone from the host's reports (it was "
 			   "ACTIVE)",
 			   p->device, p->port);
-	return add(o, l, HK_PORT_DOWN, p->device, p->port,
-		   json_pack("{s:s, s:s, s:i, s:i, s:f, s:f}", "state",
-			     report_port_state_name(p->state), "phys_state",
-			     report_phys_state_name(p->phys_state), "state_id",
-			     p->state, "phys_state_id", p->phys_state,
-			     "active_seen", p->active_seen, "down_since",
-			     p->down_since >= 0 ? p->down_since
-						: p->active_seen),
-		   key, "%s/%d port down: %s, %s (it was ACTIVE)", p->device,
-		   p->port, report_port_state_name(p->state),
-		   report_phys_state_name(p->phys_state));
+	return add(
+		o, l, HK_PORT_DOWN, p->device, p->port,
+		json_pack("{s:s, s:s, s:i, s:i, s:f, s:f}", "state",
+			  report_port_state_name(p->state), "phys_state",
+			  report_phys_state_name(p->phys_state), "state_id",
+			  p->state, "phys_state_id", p->phys_state,
+			  "active_seen", p->active_seen, "down_since",
+			  p->down_since >= 0 ? p->down_since : p->active_seen),
+		key, "%s/%d port down: %s, %s (it was ACTIVE)", p->device,
+		p->port, report_port_state_name(p->state),
+		report_phys_state_name(p->phys_state));
 }
 
 int health_port_reasons(const struct health_opts *o,
@@ -274,7 +275,8 @@ int health_port_reasons(const struct health_opts *o,
 				    (json_int_t)p->rate_bytes,
 				    "best_rate_bytes_per_second",
 				    (json_int_t)p->best_rate),
-			  key, "%s/%d runs at %g Gb/s, below the %g Gb/s it ran at",
+			  key,
+			  "%s/%d runs at %g Gb/s, below the %g Gb/s it ran at",
 			  p->device, p->port, gbits(p->rate_bytes),
 			  gbits(p->best_rate));
 	}
@@ -302,11 +304,10 @@ int health_pcie_reasons(const struct health_opts *o, const char *device,
 	if (report_pcie_degraded(pc) == 1) {
 		snprintf(key, sizeof(key), "pcie_degraded/%s", device);
 		ret = add(o, l, HK_PCIE_DEGRADED, device, -1,
-			  json_pack("{s:f, s:f, s:i, s:i}",
-				    "current_speed_gts", pc->cur_speed_gts,
-				    "max_speed_gts", pc->max_speed_gts,
-				    "current_width", pc->cur_width,
-				    "max_width", pc->max_width),
+			  json_pack("{s:f, s:f, s:i, s:i}", "current_speed_gts",
+				    pc->cur_speed_gts, "max_speed_gts",
+				    pc->max_speed_gts, "current_width",
+				    pc->cur_width, "max_width", pc->max_width),
 			  key,
 			  "%s PCIe link at %g GT/s x%d, below its %g GT/s x%d",
 			  device, pc->cur_speed_gts, pc->cur_width,
@@ -317,16 +318,15 @@ int health_pcie_reasons(const struct health_opts *o, const char *device,
 		ret = add(o, l, HK_AER_FATAL, device, -1,
 			  json_pack("{s:I}", "aer_fatal",
 				    (json_int_t)pc->aer_fatal),
-			  key,
-			  "%s PCIe AER: %lld fatal error(s) since boot", device,
-			  (long long)pc->aer_fatal);
+			  key, "%s PCIe AER: %lld fatal error(s) since boot",
+			  device, (long long)pc->aer_fatal);
 	}
 	return ret;
 }
 
 /* Where a counter was read, for the key and the text. */
-static void counter_where(const struct health_count *c, char *key,
-			  size_t klen, char *at, size_t alen, const char *what)
+static void counter_where(const struct health_count *c, char *key, size_t klen,
+			  char *at, size_t alen, const char *what)
 {
 	if (c->sw_guid) {
 		snprintf(key, klen, "%s/%s/%d/switch/%s/%d", what, c->device,
@@ -364,16 +364,16 @@ int health_counter_reason(const struct health_opts *o,
 		counter_where(c, key, sizeof(key), at, sizeof(at), "saturated");
 		snprintf(key + strlen(key), sizeof(key) - strlen(key), "/%s",
 			 c->name);
-		return add(o, l, HK_COUNTER_SATURATED, c->device, c->port,
-			   counter_evidence(
-				   c, json_pack("{s:s, s:I}", "counter",
-						c->name, "value",
-						(json_int_t)c->now)),
-			   key,
-			   "%s/%d %s saturated at %llu%s: its errors no longer "
-			   "show (reset it: perfquery -R)",
-			   c->device, c->port, c->name,
-			   (unsigned long long)c->now, at);
+		return add(
+			o, l, HK_COUNTER_SATURATED, c->device, c->port,
+			counter_evidence(c, json_pack("{s:s, s:I}", "counter",
+						      c->name, "value",
+						      (json_int_t)c->now)),
+			key,
+			"%s/%d %s saturated at %llu%s: its errors no longer "
+			"show (reset it: perfquery -R)",
+			c->device, c->port, c->name, (unsigned long long)c->now,
+			at);
 	}
 	if (inc <= (uint64_t)rule->max)
 		return 0;
@@ -403,14 +403,13 @@ static void figure(char *out, size_t len, const char *metric, double v)
 int health_suspect_reason(const struct health_opts *o,
 			  const struct health_suspect *s, struct health_list *l)
 {
-	enum health_kind k = strcmp(s->metric, "latency")
-				     ? HK_SUSPECT_BANDWIDTH
-				     : HK_SUSPECT_LATENCY;
+	enum health_kind k = strcmp(s->metric, "latency") ? HK_SUSPECT_BANDWIDTH
+							  : HK_SUSPECT_LATENCY;
 	int dev = !strcmp(s->kind, "device");
 	char key[HEALTH_KEY_MAX], what[96], fig[32], base[32];
 
-	snprintf(key, sizeof(key), "suspect/%s/%s/%d/%s/%s", s->kind,
-		 s->device, dev ? 0 : s->port, s->profile, s->metric);
+	snprintf(key, sizeof(key), "suspect/%s/%s/%d/%s/%s", s->kind, s->device,
+		 dev ? 0 : s->port, s->profile, s->metric);
 	if (dev)
 		snprintf(what, sizeof(what), "%s (the HCA)", s->device);
 	else
@@ -450,13 +449,12 @@ int health_regression_reason(const struct health_opts *o,
 			     "regression", (json_int_t)r->id, "peer_host",
 			     r->peer_host, "peer_device", r->peer_device,
 			     "peer_port", r->peer_port, "profile", r->profile,
-			     "metric", r->metric, "opened", r->opened,
-			     "figure", r->figure, "baseline", r->baseline,
-			     "last", r->last),
+			     "metric", r->metric, "opened", r->opened, "figure",
+			     r->figure, "baseline", r->baseline, "last",
+			     r->last),
 		   key,
 		   "%s/%d <-> %s %s/%d %s %s regression: %s against a "
 		   "baseline of %s",
-		   r->local_device, r->local_port, r->peer_host,
-		   r->peer_device, r->peer_port, r->profile, r->metric, fig,
-		   base);
+		   r->local_device, r->local_port, r->peer_host, r->peer_device,
+		   r->peer_port, r->profile, r->metric, fig, base);
 }

@@ -56,8 +56,8 @@ struct health_rule {
 /* The [health] settings (collector.ini; settings.c holds the table). */
 struct health_opts {
 	long long quiet_seconds;
-	char *level_text[HK_COUNT]; /* "failed", "degraded", "ignore" */
-	int level[HK_COUNT];	    /* parsed by health_opts_check() */
+	char *level_text[HK_COUNT];	   /* "failed", "degraded", "ignore" */
+	int level[HK_COUNT];		   /* parsed by health_opts_check() */
 	struct health_rule rule[HK_COUNT]; /* the counter kinds only */
 	int switch_ports; /* judge the switch port facing each host port */
 };
@@ -137,14 +137,14 @@ uint64_t health_increase(uint64_t then, uint64_t now);
 struct health_port {
 	const char *device;
 	int port;
-	int state, phys_state;	    /* -1 unknown */
-	int64_t rate_bytes;	    /* < 0 unknown */
-	double active_seen;	    /* < 0: never ACTIVE */
-	double down_since;	    /* < 0: not down */
-	double missing_since;	    /* < 0: in the reports */
-	int64_t best_rate;	    /* < 0 unknown */
-	const char *switch_desc;    /* the switch port facing it, or NULL */
-	int switch_port;	    /* ... its number */
+	int state, phys_state;	     /* -1 unknown */
+	int64_t rate_bytes;	     /* < 0 unknown */
+	double active_seen;	     /* < 0: never ACTIVE */
+	double down_since;	     /* < 0: not down */
+	double missing_since;	     /* < 0: in the reports */
+	int64_t best_rate;	     /* < 0 unknown */
+	const char *switch_desc;     /* the switch port facing it, or NULL */
+	int switch_port;	     /* ... its number */
 	const char *switch_degraded; /* its "width 1X of 4X enabled", NULL */
 };
 int health_port_reasons(const struct health_opts *o,

@@ -265,9 +265,9 @@ static int http_authorize(struct http *h, struct http_req *req,
 		return -EACCES;
 	}
 	req->by_admin = is_admin;
-	if (is_admin && (req->route == ROUTE_PAUSE ||
-			 req->route == ROUTE_RESUME ||
-			 req->route == ROUTE_HOST_HEALTH))
+	if (is_admin &&
+	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME ||
+	     req->route == ROUTE_HOST_HEALTH))
 		return 0;
 	req->token_host = tok ? auth_host(h->opts.auth, tok, len) : NULL;
 	if (req->token_host &&
@@ -528,7 +528,7 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 	case ROUTE_REGRESSIONS:
 		return http_submit(req, WRITER_REGRESS);
 	case ROUTE_HOST_HEALTH:
-		return http_submit(req, WRITER_HOST_HEALTH);
+		return http_submit(req, WRITER_VERDICT);
 	default:
 		return http_error(req->conn, MHD_HTTP_NOT_FOUND,
 				  "no such endpoint");

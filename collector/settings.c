@@ -19,22 +19,28 @@
 /* [health] (docs/health.md, "THRESHOLDS"): a reason's level, and for the
  * counter reasons their threshold and window. */
 #define LEVEL_OPT(kind, key, def, help)                                        \
-	{"health", key, CONF_STR, S(health.level_text[kind]), def, 0, 0,       \
-	 help " (failed, degraded or ignore)"}
+	{                                                                      \
+		"health", key, CONF_STR, S(health.level_text[kind]), def, 0,   \
+			0, help " (failed, degraded or ignore)"                \
+	}
 #define RULE_OPTS(kind, key, mx, win, what)                                    \
-	{"health", key "_max", CONF_INT, S(health.rule[kind].max), mx, 0,      \
-	 1e12, what " more than this within " key "_window_seconds"},          \
-		{"health",                                                     \
-		 key "_window_seconds",                                        \
-		 CONF_INT,                                                     \
-		 S(health.rule[kind].window),                                  \
-		 win,                                                          \
-		 10,                                                           \
-		 604800,                                                       \
-		 "seconds " key "_max is counted over"}
+	{"health", key "_max",                                                 \
+	 CONF_INT, S(health.rule[kind].max),                                   \
+	 mx,	   0,                                                          \
+	 1e12,	   what " more than this within " key "_window_seconds"},      \
+	{                                                                      \
+		"health", key "_window_seconds", CONF_INT,                     \
+			S(health.rule[kind].window), win, 10, 604800,          \
+			"seconds " key "_max is counted over"                  \
+	}
 #define HEALTH_OPTS                                                            \
-	{"health", "quiet_seconds", CONF_INT, S(health.quiet_seconds), "600",  \
-	 0, 604800,                                                            \
+	{"health",                                                             \
+	 "quiet_seconds",                                                      \
+	 CONF_INT,                                                             \
+	 S(health.quiet_seconds),                                              \
+	 "600",                                                                \
+	 0,                                                                    \
+	 604800,                                                               \
 	 "a reason holds the verdict this long after it was last seen "        \
 	 "(sticky)"},                                                          \
 		{"health",                                                     \

@@ -46,14 +46,16 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"fp.degraded FROM fabric_port fp JOIN fabric_node fn ON "
 		"fn.guid = fp.node_guid WHERE fp.remote_guid = ?1 AND "
 		"fp.remote_port = ?2 AND fn.type = 2 ORDER BY fp.id LIMIT 1",
-	[HSQL_COUNTERS] = "SELECT id, source, name, value, changed FROM "
-			  "series WHERE port_id = ?1 AND name IN " COUNTER_NAMES,
+	[HSQL_COUNTERS] =
+		"SELECT id, source, name, value, changed FROM "
+		"series WHERE port_id = ?1 AND name IN " COUNTER_NAMES,
 	[HSQL_SAMPLE_AT] = "SELECT value, ts FROM sample WHERE series_id = ?1 "
 			   "AND ts <= ?2 ORDER BY ts DESC LIMIT 1",
 	[HSQL_SAMPLE_FIRST] = "SELECT value, ts FROM sample WHERE series_id = "
 			      "?1 AND ts > ?2 ORDER BY ts LIMIT 1",
-	[HSQL_FCOUNTERS] = "SELECT id, 0, name, value, changed FROM "
-			   "fabric_series WHERE port_id = ?1 AND name IN " COUNTER_NAMES,
+	[HSQL_FCOUNTERS] =
+		"SELECT id, 0, name, value, changed FROM "
+		"fabric_series WHERE port_id = ?1 AND name IN " COUNTER_NAMES,
 	[HSQL_FSAMPLE_AT] = "SELECT value, ts FROM fabric_sample WHERE "
 			    "series_id = ?1 AND ts <= ?2 ORDER BY ts DESC "
 			    "LIMIT 1",
@@ -91,8 +93,8 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"'0x' || replace(d.node_guid, ':', '') = fp.remote_guid JOIN "
 		"host h ON h.id = d.host_id WHERE fp.node_guid = ?1 AND "
 		"(fp.changed >= ?2 OR EXISTS (SELECT 1 FROM fabric_series fs "
-		"WHERE fs.port_id = fp.id AND fs.changed >= ?2 AND fs.name IN " COUNTER_NAMES
-		"))",
+		"WHERE fs.port_id = fp.id AND fs.changed >= ?2 AND fs.name "
+		"IN " COUNTER_NAMES "))",
 	[HSQL_RETIRE_VERDICT] = "DELETE FROM host_health WHERE host = ?1",
 	[HSQL_RETIRE_REASONS] = "DELETE FROM health_reason WHERE host = ?1",
 	[HSQL_RETIRE_PORTS] = "DELETE FROM health_port WHERE host = ?1",
@@ -224,9 +226,8 @@ static int port_counters(struct health_ctx *c, int64_t port_id,
 	sqlite3_bind_int64(s, 1, port_id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *name = health_col_text(s, 2);
-		const struct health_counter *def =
-			counter_of(fabric ? CSRC_IB : sqlite3_column_int(s, 1),
-				   name);
+		const struct health_counter *def = counter_of(
+			fabric ? CSRC_IB : sqlite3_column_int(s, 1), name);
 		const struct health_rule *rule;
 		double changed = sqlite3_column_double(s, 4), cutoff, ts = 0;
 		char copy[HEALTH_NAME_MAX];
@@ -244,11 +245,11 @@ static int port_counters(struct health_ctx *c, int64_t port_id,
 		if (changed > cutoff) {
 			int64_t id = sqlite3_column_int64(s, 0);
 
-			ret = value_then(c->st,
-					 fabric ? HSQL_FSAMPLE_AT : HSQL_SAMPLE_AT,
-					 fabric ? HSQL_FSAMPLE_FIRST
-						: HSQL_SAMPLE_FIRST,
-					 id, cutoff, &hc->then, &ts);
+			ret = value_then(
+				c->st,
+				fabric ? HSQL_FSAMPLE_AT : HSQL_SAMPLE_AT,
+				fabric ? HSQL_FSAMPLE_FIRST : HSQL_SAMPLE_FIRST,
+				id, cutoff, &hc->then, &ts);
 			if (ret == 1)
 				ret = 0;
 			else if (!ret && ts > cutoff)
@@ -441,12 +442,14 @@ static int host_devices(struct health_ctx *c)
 	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct report_pcie pc = {
-			.cur_speed_gts = sqlite3_column_type(s, 3) == SQLITE_NULL
-						 ? -1
-						 : sqlite3_column_double(s, 3),
-			.max_speed_gts = sqlite3_column_type(s, 4) == SQLITE_NULL
-						 ? -1
-						 : sqlite3_column_double(s, 4),
+			.cur_speed_gts =
+				sqlite3_column_type(s, 3) == SQLITE_NULL
+					? -1
+					: sqlite3_column_double(s, 3),
+			.max_speed_gts =
+				sqlite3_column_type(s, 4) == SQLITE_NULL
+					? -1
+					: sqlite3_column_double(s, 4),
 			.cur_width = (int)col_i64(s, 5),
 			.max_width = (int)col_i64(s, 6),
 			.aer_fatal = col_i64(s, 7),
@@ -565,8 +568,7 @@ static int reason_put(struct health_ctx *c, const struct health_reason *r)
 	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, r->key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, health_kind_name(r->kind), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, health_level_name(r->level), -1,
-			  SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, health_level_name(r->level), -1, SQLITE_STATIC);
 	store_bind_text(s, 5, r->device[0] ? r->device : NULL);
 	if (r->port >= 0)
 		sqlite3_bind_int(s, 6, r->port);

@@ -116,7 +116,8 @@ int store_health_report(struct store *st, const struct report *r, double now)
 	/* a fabric poller's report holds no devices: not its host's ports */
 	if (r->n_devices)
 		ret = health_evaluate(st, r->host, now, r);
-	if ((!ret || ret == -ENOENT) && r->fabric && st->health->o->switch_ports)
+	if ((!ret || ret == -ENOENT) && r->fabric &&
+	    st->health->o->switch_ports)
 		ret = health_fabric(st, r, now);
 	return ret == -ENOENT ? 0 : ret;
 }
@@ -187,8 +188,8 @@ static int health_answer(struct store *st, const char *host, double now,
 			ret = -ENOMEM;
 	if (!ret && reasons)
 		ans = json_pack("{s:s, s:s, s:f, s:f, s:f, s:I, s:O}", "host",
-				host, "verdict", verdict, "since", since,
-				"now", now, "last_report", last_report,
+				host, "verdict", verdict, "since", since, "now",
+				now, "last_report", last_report,
 				"quiet_seconds",
 				(json_int_t)st->health->o->quiet_seconds,
 				"reasons", reasons);

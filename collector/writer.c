@@ -181,7 +181,7 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 		free(job->answer);
 		job->answer = NULL;
 		return store_regress_json(w->st, now, &job->answer);
-	case WRITER_HOST_HEALTH: {
+	case WRITER_VERDICT: {
 		int ret;
 
 		free(job->answer);

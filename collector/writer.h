@@ -34,7 +34,7 @@ enum writer_kind {
 	WRITER_PAUSE,	 /* job->host paused (flag 1) or resumed (0) */
 	WRITER_COVERAGE, /* answer: the coverage view */
 	WRITER_REGRESS,	 /* answer: GET /api/v1/regressions */
-	WRITER_HOST_HEALTH, /* answer: job->host's verdict, recomputed */
+	WRITER_VERDICT,	 /* answer: job->host's health, recomputed */
 };
 
 struct writer_job {
