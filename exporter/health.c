@@ -36,6 +36,7 @@ static int host_row(void *ctx, sqlite3_stmt *s)
 	struct health_snap *hs = ctx;
 	const char *name = dbread_text(s, 0), *v = dbread_text(s, 1);
 	struct health_host *h;
+	struct buf one;
 
 	if (!name || shard_of(name, hs->shards) != hs->shard)
 		return 0;
@@ -57,11 +58,15 @@ static int host_row(void *ctx, sqlite3_stmt *s)
 	h->since = dbread_real(s, 2);
 	h->labels = hs->text.len;
 	h->name = strdup(name);
-	if (!h->name || expo_label(&hs->text, "host", name) ||
+	buf_init(&one, 0);
+	if (!h->name || expo_label(&one, "host", name) ||
+	    buf_add(&hs->text, one.data, one.len) ||
 	    buf_addc(&hs->text, '\0')) {
 		free(h->name);
+		buf_free(&one);
 		return -ENOMEM;
 	}
+	buf_free(&one);
 	hs->n++;
 	return 0;
 }
