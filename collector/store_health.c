@@ -46,9 +46,10 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"fp.degraded FROM fabric_port fp JOIN fabric_node fn ON "
 		"fn.guid = fp.node_guid WHERE fp.remote_guid = ?1 AND "
 		"fp.remote_port = ?2 AND fn.type = 2 ORDER BY fp.id LIMIT 1",
+	/* every column of the series index: lookups, not a scan */
 	[HSQL_COUNTERS] =
-		"SELECT id, source, name, value, changed FROM "
-		"series WHERE port_id = ?1 AND name IN " COUNTER_NAMES,
+		"SELECT id, source, name, value, changed FROM series WHERE "
+		"port_id = ?1 AND source IN (0, 2) AND name IN " COUNTER_NAMES,
 	[HSQL_SAMPLE_AT] = "SELECT value, ts FROM sample WHERE series_id = ?1 "
 			   "AND ts <= ?2 ORDER BY ts DESC LIMIT 1",
 	[HSQL_SAMPLE_FIRST] = "SELECT value, ts FROM sample WHERE series_id = "
@@ -66,11 +67,16 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"figure, worst, bad_results, judged_results, peers_bad, "
 		"peers_exonerating FROM suspect WHERE host = ?1 AND closed IS "
 		"NULL ORDER BY id",
+	/* by a_host, then b_host (their indexes; "+closed": not by the
+	 * index of every open regression) */
 	[HSQL_REGRESSIONS] =
 		"SELECT id, a_host, a_device, a_port, b_host, b_device, "
 		"b_port, profile, metric, opened, baseline, figure, last FROM "
-		"regression WHERE closed IS NULL AND (a_host = ?1 OR b_host = "
-		"?1) ORDER BY id",
+		"regression WHERE a_host = ?1 AND +closed IS NULL UNION ALL "
+		"SELECT id, a_host, a_device, a_port, b_host, b_device, "
+		"b_port, profile, metric, opened, baseline, figure, last FROM "
+		"regression WHERE b_host = ?1 AND a_host != ?1 AND +closed IS "
+		"NULL ORDER BY id",
 	[HSQL_REASONS] = "SELECT key, kind, severity, device, port, reason, "
 			 "evidence, active, first_seen, last_seen FROM "
 			 "health_reason WHERE host = ?1",
@@ -88,12 +94,14 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"INSERT INTO host_health VALUES (?1, ?2, ?3, ?3) ON CONFLICT "
 		"(host) DO UPDATE SET verdict = ?2, since = ?3, updated = ?3",
 	[HSQL_HOST] = "SELECT last_report FROM host WHERE name = ?1",
+	/* the switch's ports, then the device behind each through the
+	 * device_guid_hex index ("+": no affinity, so the index applies) */
 	[HSQL_FABRIC_HOSTS] =
-		"SELECT DISTINCT h.name FROM fabric_port fp JOIN device d ON "
-		"'0x' || replace(d.node_guid, ':', '') = fp.remote_guid JOIN "
-		"host h ON h.id = d.host_id WHERE fp.node_guid = ?1 AND "
-		"(fp.changed >= ?2 OR EXISTS (SELECT 1 FROM fabric_series fs "
-		"WHERE fs.port_id = fp.id AND fs.changed >= ?2 AND fs.name "
+		"SELECT DISTINCT h.name FROM fabric_port fp CROSS JOIN device "
+		"d ON '0x' || replace(d.node_guid, ':', '') = +fp.remote_guid "
+		"CROSS JOIN host h ON h.id = d.host_id WHERE fp.node_guid = ?1 "
+		"AND (fp.changed >= ?2 OR EXISTS (SELECT 1 FROM fabric_series "
+		"fs WHERE fs.port_id = fp.id AND fs.changed >= ?2 AND fs.name "
 		"IN " COUNTER_NAMES "))",
 	[HSQL_RETIRE_VERDICT] = "DELETE FROM host_health WHERE host = ?1",
 	[HSQL_RETIRE_REASONS] = "DELETE FROM health_reason WHERE host = ?1",
