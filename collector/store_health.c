@@ -26,17 +26,18 @@
 	"'symbol_error', 'excessive_buffer_overrun_errors')"
 
 static const char *const hsql_text[HSQL_COUNT] = {
-	[HSQL_DEVICES] =
-		"SELECT d.id, d.name, d.node_guid, d.pcie_cur_speed_gts, "
-		"d.pcie_max_speed_gts, d.pcie_cur_width, d.pcie_max_width, "
-		"d.aer_fatal FROM device d JOIN host h ON h.id = d.host_id "
-		"WHERE h.name = ?1 ORDER BY d.name",
+	/* every port of the host with its device and what health_port
+	 * remembers of it, in one statement */
 	[HSQL_PORTS] =
-		"SELECT p.id, p.port, p.state, p.phys_state, p.rate_bytes, "
-		"hp.active_seen, hp.down_since, hp.missing_since, "
-		"hp.best_rate, hp.host IS NOT NULL FROM port p LEFT JOIN "
-		"health_port hp ON hp.host = ?2 AND hp.device = ?3 AND "
-		"hp.port = p.port WHERE p.device_id = ?1 ORDER BY p.port",
+		"SELECT d.name, d.node_guid, d.pcie_cur_speed_gts, "
+		"d.pcie_max_speed_gts, d.pcie_cur_width, d.pcie_max_width, "
+		"d.aer_fatal, p.id, p.port, p.state, p.phys_state, "
+		"p.rate_bytes, hp.active_seen, hp.down_since, "
+		"hp.missing_since, hp.best_rate, hp.host IS NOT NULL FROM host "
+		"h JOIN device d ON d.host_id = h.id LEFT JOIN port p ON "
+		"p.device_id = d.id LEFT JOIN health_port hp ON hp.host = "
+		"h.name AND hp.device = d.name AND hp.port = p.port WHERE "
+		"h.name = ?1 ORDER BY d.name, p.port",
 	[HSQL_HP_PUT] =
 		"INSERT INTO health_port VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
 		"ON CONFLICT (host, device, port) DO UPDATE SET active_seen = "
@@ -249,8 +250,13 @@ static int port_counters(struct health_ctx *c, int64_t port_id,
 		hc->name = copy;
 		hc->now = hc->then = (uint64_t)sqlite3_column_int64(s, 3);
 		hc->seconds = (double)rule->window;
-		/* unchanged since before the window: no increase */
-		if (changed > cutoff) {
+		/*
+		 * No increase above max is possible when the counter did not
+		 * change since before the window, or is at most max now (an
+		 * increase, reset or not, is at most the value): no history
+		 * read, which is every healthy port's case.
+		 */
+		if (changed > cutoff && hc->now > (uint64_t)rule->max) {
 			int64_t id = sqlite3_column_int64(s, 0);
 
 			ret = value_then(
@@ -370,16 +376,57 @@ static void hp_next(const struct health_port *p, int present, double now,
 		r->down_since = now;
 }
 
-/* A port as HSQL_PORTS reads it. */
+/* A port as HSQL_PORTS reads it, with its device. */
 struct port_fact {
 	struct health_port p;
 	struct hp_row was;
-	int64_t id;
-	int known; /* health_port has a row */
+	int64_t id; /* 0: a device without ports */
+	int known;  /* health_port has a row */
+	char device[HEALTH_NAME_MAX], guid[48];
+	struct report_pcie pcie;
 };
 
-static int port_judge(struct health_ctx *c, struct port_fact *f,
-		      const char *guid)
+/*
+ * With the report just stored: 1 when one of @c's health counters of the
+ * port is above its max (or saturated) in it, so that the history must be
+ * read; 0 when none can be a reason (no query at all). Without a report:
+ * 1.
+ */
+static int counters_due(const struct health_ctx *c, const char *device,
+			int port)
+{
+	const struct report_port *rp = NULL;
+	const struct report *r = c->report;
+
+	if (!r)
+		return 1;
+	for (size_t i = 0; !rp && i < r->n_devices; i++)
+		for (size_t j = 0; !strcmp(r->devices[i].name, device) &&
+				   j < r->devices[i].n_ports;
+		     j++)
+			if ((int)r->devices[i].ports[j].port == port)
+				rp = &r->devices[i].ports[j];
+	for (size_t k = 0; rp && k < health_n_counters; k++) {
+		const struct health_counter *hc = &health_counters[k];
+		const struct counter_def *def =
+			counters_lookup(CSRC_IB, hc->name);
+
+		for (size_t i = 0; i < rp->n_counters[hc->source]; i++) {
+			const struct report_counter *x =
+				&rp->counters[hc->source][i];
+
+			if (strcmp(x->name, hc->name))
+				continue;
+			if (x->value > (uint64_t)c->o->rule[hc->kind].max ||
+			    (def && def->width &&
+			     counters_saturated(def, x->value)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int port_judge(struct health_ctx *c, struct port_fact *f)
 {
 	struct health_port *p = &f->p;
 	char desc[REPORT_MAX_TEXT + 1], deg[REPORT_MAX_TEXT + 1];
@@ -394,95 +441,98 @@ static int port_judge(struct health_ctx *c, struct port_fact *f,
 	p->down_since = r.down_since;
 	p->missing_since = r.missing_since;
 	p->best_rate = r.best_rate;
-	if (!ret && c->o->switch_ports && guid[0])
-		ret = switch_side(c, guid, p, desc, sizeof(desc), deg,
+	if (!ret && c->o->switch_ports && f->guid[0])
+		ret = switch_side(c, f->guid, p, desc, sizeof(desc), deg,
 				  sizeof(deg));
 	if (!ret)
 		ret = health_port_reasons(c->o, p, &c->cur);
-	if (!ret && p->missing_since < 0)
+	if (!ret && p->missing_since < 0 && counters_due(c, p->device, p->port))
 		ret = port_counters(c, f->id, HSQL_COUNTERS, &hc);
 	return ret;
 }
 
-/* Read the ports of device @dev_id first (health_port is written while
- * they are judged), then judge each. */
-static int device_ports(struct health_ctx *c, int64_t dev_id, const char *dev,
-			const char *guid)
+/* "b859:9f03:00d4:0a1c" -> "0xb8599f0300d40a1c" (the fabric's form). */
+static void guid_hex(const char *g, char *out, size_t len)
 {
-	sqlite3_stmt *s = health_stmt(c->st, HSQL_PORTS);
-	struct port_fact f[REPORT_MAX_PORTS];
-	size_t n = 0;
-	int rc, ret = 0;
+	size_t k = 2;
 
-	sqlite3_bind_int64(s, 1, dev_id);
-	sqlite3_bind_text(s, 2, c->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, dev, -1, SQLITE_STATIC);
-	while (n < REPORT_MAX_PORTS && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct port_fact *x = &f[n++];
-
-		memset(x, 0, sizeof(*x));
-		x->id = sqlite3_column_int64(s, 0);
-		x->p.device = dev;
-		x->p.port = sqlite3_column_int(s, 1);
-		x->p.state = (int)col_i64(s, 2);
-		x->p.phys_state = (int)col_i64(s, 3);
-		x->p.rate_bytes = col_i64(s, 4);
-		x->was.active_seen = health_col_time(s, 5);
-		x->was.down_since = health_col_time(s, 6);
-		x->was.missing_since = health_col_time(s, 7);
-		x->was.best_rate = col_i64(s, 8);
-		x->known = sqlite3_column_int(s, 9);
-	}
-	sqlite3_reset(s);
-	if (n < REPORT_MAX_PORTS && rc != SQLITE_DONE)
-		return store_err(c->st, rc, "health ports");
-	for (size_t i = 0; !ret && i < n; i++)
-		ret = port_judge(c, &f[i], guid);
-	return ret;
+	out[0] = '\0';
+	if (!*g || len < 3)
+		return;
+	memcpy(out, "0x", 2);
+	for (; *g && k < len - 1; g++)
+		if (*g != ':')
+			out[k++] = *g;
+	out[k] = '\0';
 }
 
-/* Every device of the host: its PCIe link and AER, then its ports. */
+static double col_speed(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL
+		       ? -1
+		       : sqlite3_column_double(s, i);
+}
+
+static void port_fact_row(sqlite3_stmt *s, struct port_fact *x)
+{
+	memset(x, 0, sizeof(*x));
+	snprintf(x->device, sizeof(x->device), "%s", health_col_text(s, 0));
+	guid_hex(health_col_text(s, 1), x->guid, sizeof(x->guid));
+	x->pcie.cur_speed_gts = col_speed(s, 2);
+	x->pcie.max_speed_gts = col_speed(s, 3);
+	x->pcie.cur_width = (int)col_i64(s, 4);
+	x->pcie.max_width = (int)col_i64(s, 5);
+	x->pcie.aer_fatal = col_i64(s, 6);
+	x->id = sqlite3_column_type(s, 7) == SQLITE_NULL
+			? 0
+			: sqlite3_column_int64(s, 7);
+	x->p.port = sqlite3_column_int(s, 8);
+	x->p.state = (int)col_i64(s, 9);
+	x->p.phys_state = (int)col_i64(s, 10);
+	x->p.rate_bytes = col_i64(s, 11);
+	x->was.active_seen = health_col_time(s, 12);
+	x->was.down_since = health_col_time(s, 13);
+	x->was.missing_since = health_col_time(s, 14);
+	x->was.best_rate = col_i64(s, 15);
+	x->known = sqlite3_column_int(s, 16);
+}
+
+/* Every device of the host (its PCIe link and AER) and port: read them
+ * first (health_port is written while they are judged), then judge. */
 static int host_devices(struct health_ctx *c)
 {
-	sqlite3_stmt *s = health_stmt(c->st, HSQL_DEVICES);
+	sqlite3_stmt *s = health_stmt(c->st, HSQL_PORTS);
+	struct port_fact *f = NULL;
+	size_t n = 0, cap = 0;
 	int rc, ret = 0;
 
 	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
-	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct report_pcie pc = {
-			.cur_speed_gts =
-				sqlite3_column_type(s, 3) == SQLITE_NULL
-					? -1
-					: sqlite3_column_double(s, 3),
-			.max_speed_gts =
-				sqlite3_column_type(s, 4) == SQLITE_NULL
-					? -1
-					: sqlite3_column_double(s, 4),
-			.cur_width = (int)col_i64(s, 5),
-			.max_width = (int)col_i64(s, 6),
-			.aer_fatal = col_i64(s, 7),
-		};
-		char dev[HEALTH_NAME_MAX], guid[48] = "";
-		const char *g = health_col_text(s, 2);
-		size_t k = 2;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t k = cap ? cap * 2 : 16;
+			struct port_fact *g = realloc(f, k * sizeof(*g));
 
-		snprintf(dev, sizeof(dev), "%s", health_col_text(s, 1));
-		/* "b859:9f03:00d4:0a1c" -> "0xb8599f0300d40a1c" */
-		if (*g) {
-			memcpy(guid, "0x", 2);
-			for (; *g && k < sizeof(guid) - 1; g++)
-				if (*g != ':')
-					guid[k++] = *g;
-			guid[k] = '\0';
+			if (!g) {
+				ret = -ENOMEM;
+				break;
+			}
+			f = g;
+			cap = k;
 		}
-		ret = health_pcie_reasons(c->o, dev, &pc, &c->cur);
-		if (!ret)
-			ret = device_ports(c, sqlite3_column_int64(s, 0), dev,
-					   guid);
+		port_fact_row(s, &f[n++]);
 	}
 	sqlite3_reset(s);
-	if (!ret && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = store_err(c->st, rc, "health devices");
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_err(c->st, rc, "health ports");
+	for (size_t i = 0; !ret && i < n; i++) {
+		f[i].p.device = f[i].device;
+		if (!i || strcmp(f[i].device, f[i - 1].device))
+			ret = health_pcie_reasons(c->o, f[i].device, &f[i].pcie,
+						  &c->cur);
+		if (!ret && f[i].id)
+			ret = port_judge(c, &f[i]);
+	}
+	free(f);
 	return ret;
 }
 

@@ -14,7 +14,6 @@
 #include <sqlite3.h>
 
 enum store_hsql {
-	HSQL_DEVICES,
 	HSQL_PORTS,
 	HSQL_HP_PUT,
 	HSQL_SWITCH,
