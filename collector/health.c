@@ -191,6 +191,11 @@ uint64_t health_increase(uint64_t then, uint64_t now)
 static int add(const struct health_opts *o, struct health_list *l,
 	       enum health_kind k, const char *device, int port, json_t *ev,
 	       const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+static int add(const struct health_opts *o, struct health_list *l,
+	       enum health_kind k, const char *device, int port, json_t *ev,
+	       const char *key, const char *fmt, ...)
 {
 	struct health_reason *r;
 	va_list ap;

@@ -56,8 +56,8 @@ void daemon_kube_tick(struct daemon *d, double now)
 			return;
 	}
 	if (phealth_fetch(s, d->host, &h)) {
+		phealth_free(&h); /* a part of an answer is no verdict */
 		h.verdict = PHEALTH_UNKNOWN;
-		h.n = 0;
 	}
 	kube_message(&h, msg, sizeof(msg));
 	ret = kube_publish(d->kube, h.verdict, msg, s->kube_taint,
