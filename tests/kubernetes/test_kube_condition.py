@@ -162,7 +162,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class KubeConditionTest(unittest.TestCase):
     def setUp(self):
+        # cleanups run even when setUp fails half-way (tearDown would not)
         self.tmp = tempfile.mkdtemp(prefix="ibpulse-kube-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         t = self.tmp
         cert, key = os.path.join(t, "ca.crt"), os.path.join(t, "key.pem")
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
@@ -171,8 +173,11 @@ class KubeConditionTest(unittest.TestCase):
                         "subjectAltName=IP:127.0.0.1"],
                        check=True, capture_output=True, timeout=120)
         self.api = ApiServer(cert, key)
+        self.addCleanup(self.api.server_close)
         threading.Thread(target=self.api.serve_forever, daemon=True).start()
+        self.addCleanup(self.api.shutdown)
         self.c = tc.Collector(t, "[health]\nquiet_seconds = 0\n")
+        self.addCleanup(self.c.stop, signal.SIGKILL)
         self.c.start()
         self.sysfs = os.path.join(t, "sysfs")
         shutil.copytree(os.path.join(FIXTURES, "sysfs-rxe"), self.sysfs,
@@ -198,11 +203,13 @@ class KubeConditionTest(unittest.TestCase):
                     % (self.sysfs, self.c.port, t, t, t,
                        self.api.server_address[1], t, cert))
         self.log = open(os.path.join(t, "daemon.log"), "wb")
+        self.addCleanup(self.log.close)
         self.daemon = subprocess.Popen([PROBE, "daemon", "--config", cfg],
                                        stdout=self.log,
                                        stderr=subprocess.STDOUT)
+        self.addCleanup(self.stop_daemon)
 
-    def tearDown(self):
+    def stop_daemon(self):
         if self.daemon.poll() is None:
             self.daemon.send_signal(signal.SIGTERM)
             try:
@@ -210,11 +217,6 @@ class KubeConditionTest(unittest.TestCase):
             except subprocess.TimeoutExpired:
                 self.daemon.kill()
                 self.daemon.wait()
-        self.log.close()
-        self.api.shutdown()
-        self.api.server_close()
-        self.c.stop(signal.SIGKILL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def wait(self, what, fn, timeout=60):
         deadline = time.monotonic() + timeout

@@ -54,6 +54,9 @@ class HealthCliTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="ibpulse-hcli-")
         cls.c = tc.Collector(cls.tmp, "[health]\nquiet_seconds = 0\n")
+        # tearDownClass does not run when this fails half-way
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, ignore_errors=True)
+        cls.addClassCleanup(cls.c.stop, signal.SIGKILL)
         cls.c.start()
         cls.url = "http://127.0.0.1:%d/api/v1/report" % cls.c.port
         for h in ("node1", "node2", "node3"):
@@ -67,11 +70,6 @@ class HealthCliTest(unittest.TestCase):
             st, _, body = cls.c.request("POST", "/api/v1/report", r,
                                         tc.token(r["host"]))
             assert st == 200, body
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.c.stop(signal.SIGKILL)
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def health(self, host, *extra, url=None, env=None):
         argv = [PROBE, "health", "--host", host, "--collector",

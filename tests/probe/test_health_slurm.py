@@ -175,10 +175,13 @@ class SlurmHealthTest(unittest.TestCase):
         missing = [t for t in TOOLS if not shutil.which(t)]
         self.assertEqual(missing, [], "install slurm-wlm and munge "
                          "(scripts/install-deps.sh)")
+        # cleanups run even when setUp fails half-way (tearDown would not)
         self.tmp = tempfile.mkdtemp(prefix="ibpulse-slurm-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         os.chmod(self.tmp, 0o755)
         self.c = tc.Collector(self.tmp, "[health]\nquiet_seconds = %d\n"
                               % QUIET)
+        self.addCleanup(self.c.stop, signal.SIGKILL)
         self.c.start()
         token = os.path.join(self.tmp, "node1.token")
         with open(token, "w") as f:
@@ -203,16 +206,8 @@ class SlurmHealthTest(unittest.TestCase):
         os.chmod(self.program, 0o755)
         self.push(report())
         self.s = Slurm(self.tmp, self.program)
-        try:
-            self.s.start()
-        except BaseException:
-            self.s.stop()
-            raise
-
-    def tearDown(self):
-        self.s.stop()
-        self.c.stop(signal.SIGKILL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.addCleanup(self.s.stop)
+        self.s.start()
 
     def said(self, text):
         with open(self.out) as f:
