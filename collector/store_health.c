@@ -107,6 +107,9 @@ static const char *const hsql_text[HSQL_COUNT] = {
 	[HSQL_RETIRE_VERDICT] = "DELETE FROM host_health WHERE host = ?1",
 	[HSQL_RETIRE_REASONS] = "DELETE FROM health_reason WHERE host = ?1",
 	[HSQL_RETIRE_PORTS] = "DELETE FROM health_port WHERE host = ?1",
+	[HSQL_SAVEPOINT] = "SAVEPOINT health",
+	[HSQL_RELEASE] = "RELEASE health",
+	[HSQL_ROLLBACK_TO] = "ROLLBACK TO health",
 };
 
 int store_health_prepare(struct store *st, const struct health_opts *o)

@@ -107,19 +107,40 @@ static int health_fabric(struct store *st, const struct report *r, double now)
 	return ret;
 }
 
+static int health_exec(struct store *st, enum store_hsql which)
+{
+	return store_done(st, health_stmt(st, which), "health savepoint");
+}
+
 int store_health_report(struct store *st, const struct report *r, double now)
 {
-	int ret = 0;
+	int ret;
 
 	if (!st->health)
 		return 0;
+	/*
+	 * The verdicts in a savepoint of their own: should judging fail,
+	 * its writes are undone and the report is stored all the same (a
+	 * verdict is recomputed at the next report; counters lost are not).
+	 */
+	ret = health_exec(st, HSQL_SAVEPOINT);
+	if (ret)
+		return ret;
 	/* a fabric poller's report holds no devices: not its host's ports */
 	if (r->n_devices)
 		ret = health_evaluate(st, r->host, now, r);
 	if ((!ret || ret == -ENOENT) && r->fabric &&
 	    st->health->o->switch_ports)
 		ret = health_fabric(st, r, now);
-	return ret == -ENOENT ? 0 : ret;
+	if (ret && ret != -ENOENT) {
+		log_once("health-report", 60, LOG_LVL_ERR,
+			 "health: judging after %s's report failed (%s): the "
+			 "report is stored, the verdicts are not",
+			 r->host, strerror(-ret));
+		if (health_exec(st, HSQL_ROLLBACK_TO))
+			return ret;
+	}
+	return health_exec(st, HSQL_RELEASE);
 }
 
 /* The saved reasons of @host, worst and current first. */

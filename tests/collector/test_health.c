@@ -9,7 +9,8 @@
  * after it comes back, a port never ACTIVE is no reason, counters read
  * over their window from history, an open suspect (schema 005) fails
  * the host, the switch port facing a host's port names the host, a port
- * gone from the reports is down, retirement forgets it all.
+ * gone from the reports is down, retirement forgets it all, and a
+ * failure to judge loses no report.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -625,6 +626,28 @@ static void test_store_missing_and_retire(void **state)
 	store_rollback(f->st);
 }
 
+/* Judging fails (its table is gone): the report is stored all the same. */
+static void test_store_failure_keeps_report(void **state)
+{
+	struct fixture *f = *state;
+	double t = 1.8e9;
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	sql(f, "DROP TABLE health_reason");
+	put(f, "node1", 1, 5, t); /* asserts the commit */
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT value FROM series WHERE "
+					    "name = 'link_downed'",
+					    -1, &s, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(s, 0), 5);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +668,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_switch_port, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_store_missing_and_retire,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_failure_keeps_report,
 						setup, teardown),
 	};
 
