@@ -38,7 +38,9 @@ int store_health_report(struct store *st, const struct report *r, double now);
 /*
  * store_health_json() - GET /api/v1/hosts/NAME/health: recompute @host's
  * verdict at @now and answer it as JSON text in *@out (caller frees).
- * -ENOENT for a host that never reported, -ENOTSUP when disabled.
+ * -ENOENT for a host that never reported, -ENOTSUP when disabled,
+ * -ECANCELED when judging failed and was undone (the transaction goes
+ * on); another -errno: the transaction is lost.
  */
 int store_health_json(struct store *st, const char *host, double now,
 		      char **out);

@@ -230,8 +230,19 @@ int store_health_json(struct store *st, const char *host, double now,
 	*out = NULL;
 	if (!st->health)
 		return -ENOTSUP;
-	ret = health_evaluate(st, host, now, NULL);
-	return ret ? ret : health_answer(st, host, now, out);
+	ret = health_exec(st, HSQL_SAVEPOINT);
+	if (!ret)
+		ret = health_evaluate(st, host, now, NULL);
+	if (!ret)
+		ret = health_answer(st, host, now, out);
+	if (!ret || ret == -ENOENT)
+		return health_exec(st, HSQL_RELEASE) ? -EIO : ret;
+	/* undone: this answer failed, the batch's transaction did not */
+	if (health_exec(st, HSQL_ROLLBACK_TO) || health_exec(st, HSQL_RELEASE))
+		return ret;
+	log_once("health-json", 60, LOG_LVL_ERR,
+		 "health: GET %s's verdict failed: %s", host, strerror(-ret));
+	return -ECANCELED;
 }
 
 int store_health_retire(struct store *st, const char *host)

@@ -186,8 +186,9 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 
 		free(job->answer);
 		ret = store_health_json(w->st, job->host, now, &job->answer);
-		job->status = ret == -ENOENT ? -ENOENT : 0;
-		return ret == -ENOENT ? 0 : ret;
+		/* this job's answer, not the batch's failure */
+		job->status = ret == -ENOENT || ret == -ECANCELED ? ret : 0;
+		return ret == -ENOENT || ret == -ECANCELED ? 0 : ret;
 	}
 	default:
 		return writer_apply_tests(w, job, now);

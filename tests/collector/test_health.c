@@ -633,6 +633,7 @@ static void test_store_failure_keeps_report(void **state)
 	double t = 1.8e9;
 	sqlite3 *db;
 	sqlite3_stmt *s;
+	char *out = NULL;
 
 	sql(f, "DROP TABLE health_reason");
 	put(f, "node1", 1, 5, t); /* asserts the commit */
@@ -646,6 +647,12 @@ static void test_store_failure_keeps_report(void **state)
 	assert_int_equal(sqlite3_column_int(s, 0), 5);
 	sqlite3_finalize(s);
 	sqlite3_close(db);
+	/* a GET's failure is its own: the transaction goes on */
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_health_json(f->st, "node1", t + 1, &out),
+			 -ECANCELED);
+	assert_null(out);
+	assert_int_equal(store_commit(f->st), 0);
 }
 
 int main(void)
