@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "evidence.h"
 #include "conf.h"
+#include "health.h"
 #include "planner.h"
 
 struct auth;
@@ -66,6 +67,8 @@ struct collector_settings {
 	struct baseline_opts baseline;
 	/* [suspect] (and [planner] confirm_tests): evidence per element */
 	struct evidence_opts suspect;
+	/* [health]: host health verdicts (docs/health.md) */
+	struct health_opts health;
 };
 
 extern const struct conf_opt collector_conf_opts[];

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "report.h"
 #include "store_evidence_int.h"
+#include "store_health.h"
 #include "store_int.h"
 #include "store_regress_int.h"
 #include "testapi.h"
@@ -572,6 +573,9 @@ static int ev_judge_one(struct store *st, struct store_evidence *ev, int64_t id,
 	ch->confirm = confirm != e.confirm;
 	if (!ret)
 		ret = ev_save(st, ev, &e, &v, r, n, confirm, now);
+	/* the host's verdict names its open suspects (store_health.h) */
+	if (!ret && ch->suspect)
+		ret = store_health_host(st, e.host, now);
 	ev_el_free(&e);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include "plansvc.h"
 #include "report.h"
 #include "route_api.h"
+#include "store_health.h"
 #include "store_regress.h"
 #include "store_tests.h"
 #include "testapi.h"
@@ -202,6 +203,15 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 		return store_regress_json(w->st, now, &job->answer);
 	case WRITER_ROUTE:
 		return writer_route(w, job);
+	case WRITER_VERDICT: {
+		int ret;
+
+		free(job->answer);
+		ret = store_health_json(w->st, job->host, now, &job->answer);
+		/* this job's answer, not the batch's failure */
+		job->status = ret == -ENOENT || ret == -ECANCELED ? ret : 0;
+		return ret == -ENOENT || ret == -ECANCELED ? 0 : ret;
+	}
 	default:
 		return writer_apply_tests(w, job, now);
 	}

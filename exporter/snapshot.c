@@ -9,6 +9,7 @@
 #include "snapshot.h"
 #include "dbread.h"
 #include "fabric_snap.h"
+#include "health.h"
 #include "shard.h"
 
 #include <errno.h>
@@ -346,6 +347,9 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = read_regress(db, sn, o, err, errlen);
 	if (!ret)
 		ret = fabric_read(db, o, sn, err, errlen);
+	if (!ret)
+		ret = health_read(db, o->shard, o->shards, &sn->health, err,
+				  errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
@@ -365,5 +369,6 @@ void snapshot_free(struct snapshot *s)
 	results_free(s->results);
 	regress_free(s->regress);
 	fabric_snap_free(s->fabric);
+	health_snap_free(s->health);
 	free(s);
 }
