@@ -455,6 +455,27 @@ static int ev_close_ports(struct store *st, struct store_evidence *ev,
 	return ret;
 }
 
+/* The windows of device @e's ports start after @from (judged again). */
+static int ev_fresh_ports(struct store *st, struct store_evidence *ev,
+			  const struct ev_el *e, double from,
+			  struct ev_ids *redo)
+{
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_DEV_PORTS_FRESH);
+	int rc, ret = 0;
+
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
+	evidence_text(s, ":profile", e->profile);
+	evidence_text(s, ":metric", e->metric);
+	evidence_real(s, ":from", from);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		ret = redo ? ev_ids_push(redo, sqlite3_column_int64(s, 0)) : 0;
+	sqlite3_reset(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_err(st, rc, "device ports");
+	return ret;
+}
+
 /* What one judgement changed, for the caller's queue. */
 struct ev_change {
 	int suspect; /* opened or closed a suspect */
@@ -485,19 +506,26 @@ static int ev_decide(struct store *st, struct store_evidence *ev,
 		if (!why)
 			return 0;
 		ret = ev_close(st, ev, e->suspect, why, now);
-		/* a fresh window: old bad results cannot reopen it */
-		if (!strcmp(why, "recovered") && n)
+		/* a fresh window: old bad results cannot reopen it; a
+		 * device's ports start afresh too (it explained theirs) */
+		if (!strcmp(why, "recovered") && n) {
 			e->window_from = r[0].started;
+			if (!ret && !port)
+				ret = ev_fresh_ports(st, ev, e, r[0].started,
+						     redo);
+		}
 		e->suspect = 0;
 		ch->suspect = 1;
 		return ret;
 	}
 	if (!v->suspect || !n || (port && dev))
 		return 0;
-	if (!port && v->ports_bad < 2) {
+	/* A device: every port it was judged through mostly bad, two at
+	 * least, or its PCIe link degraded; else a port is the suspect. */
+	if (!port && (v->ports_bad < 2 || v->ports_good)) {
 		ret = ev_pcie_degraded(st, ev, e);
 		if (ret <= 0)
-			return ret; /* one port alone: it is the suspect */
+			return ret;
 	}
 	ret = ev_open(st, ev, e, v, &r[0], now, &e->suspect);
 	if (!ret && !port)
