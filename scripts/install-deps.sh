@@ -28,12 +28,15 @@ ship_pkgs=(
 	python3-yaml
 )
 # gnuplot-nox: bench/regression/plot.py draws docs/regression.png.
+# cppcheck, shellcheck: the lint suite; man-db, groff-base: the man pages'
+# test (man -l).
 test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
 	ibverbs-providers perftest infiniband-diags iproute2
 	openssl util-linux ibsim-utils opensm valgrind
 	gnuplot-nox
+	cppcheck shellcheck man-db groff-base
 )
 
 want=("${build_pkgs[@]}")
