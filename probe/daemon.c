@@ -423,7 +423,8 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 	struct pmetrics_server *metrics = NULL;
 	int ret;
 
-	d->s = d ? malloc(sizeof(*d->s)) : NULL;
+	if (d)
+		d->s = malloc(sizeof(*d->s));
 	if (!d || !d->s) {
 		free(d);
 		probe_settings_free(s);

@@ -30,6 +30,8 @@ ship_pkgs=(
 # gnuplot-nox: bench/regression/plot.py draws docs/regression.png.
 # slurm-wlm, munge: tests/probe/test_health_slurm.py runs slurmctld,
 # slurmd and munged of its own (ibpulse-probe health --drain-slurm).
+# cppcheck, shellcheck: the lint suite; man-db, groff-base: the man pages'
+# test (man -l).
 test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
@@ -37,6 +39,7 @@ test_pkgs=(
 	openssl util-linux ibsim-utils opensm valgrind
 	gnuplot-nox
 	slurm-wlm munge
+	cppcheck shellcheck man-db groff-base
 )
 
 want=("${build_pkgs[@]}")
