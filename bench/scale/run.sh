@@ -19,7 +19,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-sizes="64 512 2000" periods="10 15 20" tails="5 5 62" out= seed=1
+sizes="64 512 2000" periods="10 15 20" tails="5 5 62" out='' seed=1
 
 usage() { sed -n '3,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 [ $# -gt 0 ] || { usage >&2; exit 2; }
