@@ -332,7 +332,8 @@ static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 				      ev.cf, ev.n_cf);
 	plansvc_ev_free(ps, &ev);
 	if (!ret && ps->plan->n_confirm > before)
-		ret = store_plan_save(st, ps->plan, ps->in, ps->period_start);
+		ret = store_plan_add_confirm(st, ps->plan, ps->in,
+					     ps->period_start);
 	if (ret) {
 		plansvc_drop(ps); /* replanned from scratch next time */
 		return ret;
