@@ -108,6 +108,8 @@ struct store {
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
 
 	struct store_fabric *fabric; /* store_fabric.c */
+	sqlite3_stmt *change[2];     /* store_change.c; NULL: no table */
+	size_t put_rows; /* device/port rows the report being put wrote */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */
