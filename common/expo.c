@@ -84,6 +84,18 @@ static int expo_flush_drops(struct expo *e)
 	return 0;
 }
 
+int expo_add_drop(struct expo *e, const char *family, uint64_t n)
+{
+	int ret;
+
+	if (e->err)
+		return e->err;
+	e->family_dropped = n;
+	snprintf(e->drop_name, sizeof(e->drop_name), "%s", family);
+	ret = expo_flush_drops(e);
+	return ret ? (e->err = ret) : 0;
+}
+
 const struct expo_drop *expo_drops(struct expo *e, size_t *n)
 {
 	if (!e->err && expo_flush_drops(e))

@@ -162,6 +162,12 @@ void expo_set_family_cap(struct expo *e, size_t cap);
 const struct expo_drop *expo_drops(struct expo *e, size_t *n);
 
 /*
+ * expo_add_drop() - record that @n samples of @family were left out (the
+ * hooks' owner applies the cap). 0 or the sticky error.
+ */
+int expo_add_drop(struct expo *e, const char *family, uint64_t n);
+
+/*
  * expo_label() - append name="value" to the label list in @b, with a comma
  * first when @b is not empty. @value is escaped (\\ \" \n, invalid UTF-8
  * replaced); NULL is written as "". Returns 0, -EINVAL for an invalid

@@ -14,7 +14,6 @@
  */
 #include "scrape.h"
 #include "log.h"
-#include "pgzip.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -191,7 +190,7 @@ static void flight_remember(struct scrape_flights *f,
 	slot->sent = sent;
 }
 
-/* Render, and gzip when asked, outside the lock. */
+/* Render (gzipped when asked) outside the lock. */
 static int flight_render(struct scrape_flights *f, const struct scrape_req *rq,
 			 size_t budget, struct scrape_body **out,
 			 size_t *text_len, char *err, size_t errlen)
@@ -199,7 +198,7 @@ static int flight_render(struct scrape_flights *f, const struct scrape_req *rq,
 	const struct exporter_settings *cfg = f->cfg;
 	size_t max = (size_t)cfg->max_body_bytes;
 	struct scrape_body *b = calloc(1, sizeof(*b));
-	char *text, *gz;
+	char *data;
 	struct buf buf;
 	size_t len;
 	int ret;
@@ -208,30 +207,19 @@ static int flight_render(struct scrape_flights *f, const struct scrape_req *rq,
 		return -ENOMEM;
 	buf_init(&buf, 0);
 	ret = scrape_build_limited(cfg, f->st, rq, &buf,
-				   budget < max ? budget : max, err, errlen);
+				   budget < max ? budget : max, text_len, err,
+				   errlen);
 	if (ret == -E2BIG && budget < max)
 		ret = -ENOBUFS;
-	text = ret ? NULL : buf_steal(&buf, &len);
+	data = ret ? NULL : buf_steal(&buf, &len);
 	buf_free(&buf);
-	if (!ret && !text)
+	if (!ret && !data)
 		ret = -ENOMEM;
 	if (ret) {
 		free(b);
 		return ret;
 	}
-	*text_len = len;
-	if (rq->gzip) {
-		ret = pgzip_compress(text, len, (int)cfg->gzip_level,
-				     (unsigned)cfg->gzip_threads, &gz, &len);
-		free(text);
-		if (ret) {
-			snprintf(err, errlen, "gzip failed");
-			free(b);
-			return ret;
-		}
-		text = gz;
-	}
-	b->data = text;
+	b->data = data;
 	b->len = len;
 	b->gzip = rq->gzip;
 	b->owner = f;
