@@ -324,11 +324,8 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 		return -ENOMEM;
 	memcpy(g.text, s->scratch.data + s->seg_start, len);
 	s->scratch.len = s->seg_start;
-	bc_account(s, (int64_t)(len + BC_SEG_OVERHEAD));
-	pthread_mutex_lock(&s->c->lock);
-	s->c->st.rendered++;
-	s->c->st.segments++;
-	pthread_mutex_unlock(&s->c->lock);
+	s->bytes_pending += (int64_t)(len + BC_SEG_OVERHEAD);
+	s->rendered++;
 	return bc_push(s, f, &g);
 }
 
@@ -358,9 +355,7 @@ static int bc_hook_segment(void *ctx, struct expo *e, uint64_t key, uint64_t fp)
 
 		o->text = NULL;
 		o->gz = NULL;
-		pthread_mutex_lock(&s->c->lock);
-		s->c->st.reused++;
-		pthread_mutex_unlock(&s->c->lock);
+		s->reused++;
 		ret = bc_push(s, f, &g);
 		return ret ? ret : 1;
 	}
@@ -525,10 +520,24 @@ static void bc_sweep(struct bc_scope *s)
 	pthread_mutex_unlock(&s->c->lock);
 }
 
+/* Publish what the render counted (one lock, not one per segment). */
+static void bc_publish(struct bc_scope *s)
+{
+	bc_account(s, s->bytes_pending);
+	pthread_mutex_lock(&s->c->lock);
+	s->c->st.reused += s->reused;
+	s->c->st.rendered += s->rendered;
+	s->c->st.segments += s->rendered;
+	pthread_mutex_unlock(&s->c->lock);
+	s->bytes_pending = 0;
+	s->reused = s->rendered = 0;
+}
+
 int bc_end(struct bc_scope *s, struct expo *e)
 {
 	int ret = bc_family_close(s, e);
 
+	bc_publish(s);
 	expo_set_hooks(e, NULL, NULL);
 	if (ret) {
 		bc_abort(s);
@@ -540,6 +549,7 @@ int bc_end(struct bc_scope *s, struct expo *e)
 
 void bc_abort(struct bc_scope *s)
 {
+	bc_publish(s);
 	bc_scope_empty(s);
 	buf_reset(&s->scratch);
 }
