@@ -62,7 +62,9 @@ struct bc_scope {
 		uint64_t fp; /* 0: empty slot */
 	} * hosts;
 	size_t n_hosts_slots;
-	uint64_t bytes;	  /* what this scope keeps */
+	uint64_t bytes;	       /* what this scope keeps */
+	int64_t bytes_pending; /* rendered, not yet in bytes */
+	uint64_t reused, rendered;
 	uint32_t *crc_op; /* crc32_combine_gen() by length below BC_OP_LEN */
 	unsigned char *eof_gz;
 	uint32_t eof_gz_len, eof_crc;
