@@ -30,12 +30,25 @@ void bc_account(struct bc_scope *s, int64_t delta)
 
 void bc_seg_release(struct bc_scope *s, struct bc_seg *g)
 {
-	bc_account(s, -(int64_t)(g->len + g->gz_len + BC_SEG_OVERHEAD));
+	s->bytes_pending -= (int64_t)(g->len + g->gz_len + BC_SEG_OVERHEAD);
 	free(g->text);
 	free(g->gz);
 	g->text = NULL;
 	g->gz = NULL;
 	g->len = g->gz_len = 0;
+}
+
+/* Publish what the render counted (one lock, not one per segment). */
+static void bc_publish(struct bc_scope *s)
+{
+	bc_account(s, s->bytes_pending);
+	pthread_mutex_lock(&s->c->lock);
+	s->c->st.reused += s->reused;
+	s->c->st.rendered += s->rendered;
+	s->c->st.segments += s->rendered;
+	pthread_mutex_unlock(&s->c->lock);
+	s->bytes_pending = 0;
+	s->reused = s->rendered = 0;
 }
 
 int bcache_new(uint64_t max_bytes, int level, unsigned threads,
@@ -96,6 +109,7 @@ static void bc_scope_empty(struct bc_scope *s)
 	pthread_mutex_lock(&s->c->lock);
 	s->c->st.segments -= n;
 	pthread_mutex_unlock(&s->c->lock);
+	bc_publish(s);
 }
 
 static void bc_scope_free(struct bc_scope *s)
@@ -518,19 +532,7 @@ static void bc_sweep(struct bc_scope *s)
 	pthread_mutex_lock(&s->c->lock);
 	s->c->st.segments -= gone;
 	pthread_mutex_unlock(&s->c->lock);
-}
-
-/* Publish what the render counted (one lock, not one per segment). */
-static void bc_publish(struct bc_scope *s)
-{
-	bc_account(s, s->bytes_pending);
-	pthread_mutex_lock(&s->c->lock);
-	s->c->st.reused += s->reused;
-	s->c->st.rendered += s->rendered;
-	s->c->st.segments += s->rendered;
-	pthread_mutex_unlock(&s->c->lock);
-	s->bytes_pending = 0;
-	s->reused = s->rendered = 0;
+	bc_publish(s);
 }
 
 int bc_end(struct bc_scope *s, struct expo *e)
