@@ -12,6 +12,7 @@
  * the trailer: the CRC-32 combined from the pieces' and the length.
  */
 #include "bcache_int.h"
+#include "fnv.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -125,6 +126,7 @@ struct bc_zjob {
 
 struct bc_zworker {
 	struct bc_zjob *j;
+	unsigned char dict[BC_DICT];
 	z_stream z;
 	int ready, ret;
 	struct buf tmp;
@@ -174,32 +176,73 @@ static int bc_deflate(struct bc_zworker *w, const char *dict, size_t dict_len,
 	return 0;
 }
 
-/* The identity of the text before a segment: its key and fingerprint. */
-static uint64_t bc_dict_id(const struct bc_seg *prev)
+/*
+ * The dictionary of a piece is the text of the segment before it with the
+ * sample values masked (0xff, a byte no body has): the compressor then
+ * refers only to names, labels and layout, and the piece stays valid for
+ * as long as those and the values' lengths stay, whatever the values. A
+ * host whose counters moved changes its own pieces, not the next host's.
+ * @out gets the last BC_DICT bytes of @g's text so masked.
+ */
+static void bc_mask(const struct bc_seg *g, unsigned char *out, size_t *n)
 {
-	if (!prev)
-		return 0;
-	return (prev->key * 0x9e3779b97f4a7c15ULL) ^ prev->fp ^ 1;
+	size_t len = g->len < BC_DICT ? g->len : BC_DICT;
+	const char *t = g->text + g->len - len;
+	int value = 0;
+
+	/* a value runs from the last space of its line to the newline;
+	 * from the end backwards: after a newline, until a space */
+	for (size_t i = len; i-- > 0;) {
+		char c = t[i];
+
+		if (c == '\n')
+			value = 1;
+		else if (c == ' ' && value)
+			value = 0;
+		out[i] = value && c != '\n' ? 0xff : (unsigned char)c;
+	}
+	*n = len;
+}
+
+/* The identity of a dictionary: the hash of its masked text (never 0). */
+static uint64_t bc_mask_id(const unsigned char *d, size_t n)
+{
+	return fnv1a_bytes(FNV1A_BASIS, d, n) | 1;
+}
+
+/* The identity of @g's text as a dictionary, worked out once. */
+static uint64_t bc_seg_mh(struct bc_zworker *w, struct bc_seg *g)
+{
+	size_t n;
+
+	if (!g->mh) {
+		bc_mask(g, w->dict, &n);
+		g->mh = bc_mask_id(w->dict, n);
+	}
+	return g->mh;
 }
 
 /* Make the missing pieces of family @f. */
 static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 {
-	const struct bc_seg *prev = NULL;
+	struct bc_seg *prev = NULL;
+	size_t dict_len = 0;
 
 	for (size_t i = 0; i < f->n; i++) {
 		struct bc_seg *g = &f->seg[i];
-		uint64_t id = bc_dict_id(prev);
+		uint64_t id = prev ? bc_seg_mh(w, prev) : 0;
 		int ret;
 
 		if (!g->gz || g->gz_dict != id) {
+			dict_len = 0;
+			if (prev)
+				bc_mask(prev, w->dict, &dict_len);
 			w->bytes -= g->gz_len;
 			free(g->gz);
 			g->gz = NULL;
 			g->gz_len = 0;
-			ret = bc_deflate(w, prev ? prev->text : NULL,
-					 prev ? prev->len : 0, g->text, g->len,
-					 &g->gz, &g->gz_len);
+			ret = bc_deflate(w, (const char *)w->dict, dict_len,
+					 g->text, g->len, &g->gz, &g->gz_len);
 			if (ret)
 				return ret;
 			g->gz_dict = id;
@@ -411,6 +454,23 @@ static int bc_gz_families(struct bc_gz *g, enum expo_format format)
 	return ret;
 }
 
+/* About the bytes of the gzip body (capped families: their text). */
+static size_t bc_gzip_size(const struct bc_scope *s)
+{
+	size_t n = 10 + 2 + 8 + 64;
+
+	for (size_t i = 0; i < s->n_fam; i++) {
+		const struct bc_family *f = &s->fam[i];
+
+		if (!bc_served(f))
+			continue;
+		n += 256 + (f->hdr_gz[0] ? f->hdr_gz_len[0] : 0);
+		for (size_t j = 0; j < f->n; j++)
+			n += bc_capped(f) ? f->seg[j].len : f->seg[j].gz_len;
+	}
+	return n;
+}
+
 static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 		   size_t *text_len)
 {
@@ -427,6 +487,8 @@ static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 	g.j.level = s->c->level;
 	g.w.j = &g.j;
 	buf_init(&g.w.tmp, 0);
+	if (!ret)
+		ret = buf_reserve(out, bc_gzip_size(s));
 	if (!ret)
 		ret = buf_add(out, header, sizeof(header));
 	if (!ret)

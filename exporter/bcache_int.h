@@ -18,7 +18,10 @@ struct bc_seg {
 			    * text for one rendered every time */
 	char *text;	   /* malloc'd, not NUL-terminated */
 	unsigned char *gz; /* malloc'd piece, or NULL */
-	uint64_t gz_dict;  /* the text before it when gz was made; 0 none */
+	uint64_t gz_dict;  /* the mh of the segment before it when gz was
+			    * made; 0 none */
+	uint64_t mh;	   /* its text as a dictionary (bcache_body.c); 0 not
+			    * worked out yet */
 	uint32_t len, samples, gz_len, crc;
 };
 

@@ -114,6 +114,7 @@ struct scrape_body {
 	/* private */
 	struct scrape_flights *owner;
 	unsigned refs;
+	size_t cap; /* of data */
 };
 
 /* @cfg and @st outlive the flights. 0 or -ENOMEM. */
