@@ -276,8 +276,14 @@ static struct bc_seg *bc_old_find(struct bc_family *f, uint64_t key)
 {
 	size_t i;
 
+	/* keys in order (a host's id): walk, no index */
+	while (f->old_sorted && f->cursor < f->n_old &&
+	       f->old[f->cursor].key < key)
+		f->cursor++;
 	if (f->cursor < f->n_old && f->old[f->cursor].key == key)
 		i = f->cursor + 1;
+	else if (f->old_sorted)
+		return NULL;
 	else
 		i = bc_old_index(f, key);
 	if (!i || !f->old[i - 1].text)
@@ -289,8 +295,13 @@ static struct bc_seg *bc_old_find(struct bc_family *f, uint64_t key)
 static int bc_push(struct bc_scope *s, struct bc_family *f,
 		   const struct bc_seg *g)
 {
+	if (f->n && f->seg[f->n - 1].key >= g->key)
+		f->sorted = 0;
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 64;
+
+		if (cap < f->n_old)
+			cap = f->n_old;
 		struct bc_seg *v = realloc(f->seg, cap * sizeof(*v));
 
 		if (!v)
@@ -415,6 +426,8 @@ static void bc_family_start(struct bc_scope *s, struct bc_family *f,
 	f->old = f->seg;
 	f->n_old = f->n;
 	f->cap_old = f->cap;
+	f->old_sorted = f->sorted;
+	f->sorted = 1;
 	f->seg = t;
 	f->cap = cap;
 	f->n = 0;

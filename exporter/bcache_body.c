@@ -210,18 +210,6 @@ static uint64_t bc_mask_id(const unsigned char *d, size_t n)
 	return fnv1a_bytes(FNV1A_BASIS, d, n) | 1;
 }
 
-/* The identity of @g's text as a dictionary, worked out once. */
-static uint64_t bc_seg_mh(struct bc_zworker *w, struct bc_seg *g)
-{
-	size_t n;
-
-	if (!g->mh) {
-		bc_mask(g, w->dict, &n);
-		g->mh = bc_mask_id(w->dict, n);
-	}
-	return g->mh;
-}
-
 /* Make the missing pieces of family @f. */
 static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 {
@@ -230,27 +218,35 @@ static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 
 	for (size_t i = 0; i < f->n; i++) {
 		struct bc_seg *g = &f->seg[i];
-		uint64_t id = prev ? bc_seg_mh(w, prev) : 0;
-		int ret;
+		int masked = 0, ret;
 
-		if (!g->gz || g->gz_dict != id) {
-			dict_len = 0;
-			if (prev)
-				bc_mask(prev, w->dict, &dict_len);
-			w->bytes -= g->gz_len;
-			free(g->gz);
-			g->gz = NULL;
-			g->gz_len = 0;
-			ret = bc_deflate(w, (const char *)w->dict, dict_len,
-					 g->text, g->len, &g->gz, &g->gz_len);
-			if (ret)
-				return ret;
-			g->gz_dict = id;
-			g->crc = (uint32_t)crc32(0, (const Bytef *)g->text,
-						 (uInt)g->len);
-			w->bytes += g->gz_len;
-			w->made++;
+		/* a dictionary's identity, worked out once per text */
+		if (prev && !prev->mh) {
+			bc_mask(prev, w->dict, &dict_len);
+			prev->mh = bc_mask_id(w->dict, dict_len);
+			masked = 1;
 		}
+		if (g->gz && g->gz_dict == (prev ? prev->mh : 0)) {
+			prev = g;
+			continue;
+		}
+		if (!prev)
+			dict_len = 0;
+		else if (!masked)
+			bc_mask(prev, w->dict, &dict_len);
+		w->bytes -= g->gz_len;
+		free(g->gz);
+		g->gz = NULL;
+		g->gz_len = 0;
+		ret = bc_deflate(w, (const char *)w->dict, dict_len, g->text,
+				 g->len, &g->gz, &g->gz_len);
+		if (ret)
+			return ret;
+		g->gz_dict = prev ? prev->mh : 0;
+		g->crc = (uint32_t)crc32(0, (const Bytef *)g->text,
+					 (uInt)g->len);
+		w->bytes += g->gz_len;
+		w->made++;
 		prev = g;
 	}
 	return 0;

@@ -33,11 +33,12 @@ struct bc_family {
 	size_t n, cap;
 	struct bc_seg *old; /* the last render's; moved out as reused */
 	size_t n_old, cap_old, cursor;
-	uint32_t *index;    /* old keys -> index + 1, built on demand */
-	size_t n_index;	    /* slots; 0: not built */
-	uint64_t samples;   /* this render's */
-	size_t cap_samples; /* the family cap; 0 none */
-	char *hdr[2];	    /* HELP/TYPE per expo_format, NUL-terminated */
+	int sorted, old_sorted; /* keys rising: looked up by walking */
+	uint32_t *index;	/* old keys -> index + 1, built on demand */
+	size_t n_index;		/* slots; 0: not built */
+	uint64_t samples;	/* this render's */
+	size_t cap_samples;	/* the family cap; 0 none */
+	char *hdr[2];		/* HELP/TYPE per expo_format, NUL-terminated */
 	unsigned char *hdr_gz[2];
 	uint32_t hdr_len[2], hdr_gz_len[2], hdr_crc[2];
 };

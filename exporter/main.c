@@ -108,6 +108,9 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	/* one heap for every thread: memory one worker frees serves the next
+	 * scrape, whichever worker runs it */
+	mallopt(M_ARENA_MAX, 1);
 	ret = run(&s);
 	cli_free(&exporter_conf, &s);
 	return ret ? 1 : 0;
