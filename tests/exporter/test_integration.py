@@ -12,7 +12,9 @@ ephemeral loopback port, and:
   - /healthz, 404, 405; 503 while the database is missing;
   - scrapes succeed while a writer commits to the WAL;
   - a real Prometheus scrapes it (whole and sharded) and its query API
-    returns the expected series and label values.
+    returns the expected series and label values; after changes of a
+    host (marked as the collector marks them) it reads the new values
+    from the gzip bodies the block cache assembles.
 
 usage: test_integration.py EXPORTER SCHEMA_DIR PROMTOOL PROMETHEUS
 """
@@ -232,6 +234,9 @@ def check_concurrent_writer(base, db_path):
                            " (SELECT id FROM host WHERE name = 'node-a'))", (v,))
                 db.execute("UPDATE host SET last_report = ? WHERE name != 'node-silent'",
                            (time.time(),))
+                # as the collector does: the block cache reads node-a again
+                ibpdb.mark_changed(db, db.execute(
+                    "SELECT id FROM host WHERE name = 'node-a'").fetchone()[0])
                 db.execute("COMMIT")
                 commits.append(v)
                 time.sleep(0.005)  # let the scraping thread have the GIL
@@ -301,7 +306,7 @@ def check_dashboard_queries(prom, schema_dir):
     H.check(not set(empty) - may_be_empty, "dashboard panels without data: %s" % empty)
 
 
-def check_prometheus(procs, prometheus, tmp, port, schema_dir):
+def check_prometheus(procs, prometheus, tmp, port, schema_dir, db_path):
     target = "127.0.0.1:%d" % port
     prom = H.start_prometheus(procs, prometheus, tmp, [
         ("ibpulse", target, None),
@@ -334,6 +339,32 @@ def check_prometheus(procs, prometheus, tmp, port, schema_dir):
                if x["health"] != "up"]
         return len(t) == 3 and not bad
     H.wait_for("every target up", targets_up, timeout=60, interval=0.5)
+    check_prometheus_follows(prom, db_path)
+
+
+def check_prometheus_follows(prom, db_path):
+    """The gzip body that the block cache assembles from kept pieces and
+    new ones, after a change of one host, as Prometheus reads it: the new
+    value arrives and every target stays up (a bad stream would be a
+    failed scrape)."""
+    db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
+    for v in (777777, 888888):
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE series SET value = ? WHERE name = 'port_xmit_data'"
+                   " AND port_id IN (SELECT id FROM port WHERE host_id ="
+                   " (SELECT id FROM host WHERE name = 'node-a'))", (v,))
+        ibpdb.mark_changed(db, db.execute(
+            "SELECT id FROM host WHERE name = 'node-a'").fetchone()[0])
+        db.execute("COMMIT")
+        H.prom_wait_value(prom, 'ibpulse_port_data_transmitted_bytes_total{job="ibpulse",'
+                          'host="node-a"}', v * 4)
+    db.close()
+    r = H.prom_query(prom, 'sum(up{job=~"ibpulse|shard."})')
+    H.check(r and float(r[0]["value"][1]) == 3, "targets up after the changes: %s" % r)
+    r = H.prom_query(prom, 'scrape_samples_scraped{job="ibpulse"} - on() '
+                     'ibpulse_exporter_series{job="ibpulse"}')
+    H.check(r and 0 < float(r[0]["value"][1]) < 20,
+            "Prometheus took every sample of the body: %s" % r)
 
 
 def main():
@@ -353,7 +384,7 @@ def main():
         check_shards(base)
         check_http(base)
         check_missing_db(procs, exporter, tmp, schema_dir)
-        check_prometheus(procs, prometheus, tmp, port, schema_dir)
+        check_prometheus(procs, prometheus, tmp, port, schema_dir, db_path)
         H.check(re.search(r"/metrics shard 0/1 for Prometheus/\S+: openmetrics gzip",
                           procs.log(p)), "Prometheus was served OpenMetrics, gzipped")
         check_concurrent_writer(base, db_path)
