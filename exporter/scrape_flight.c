@@ -16,23 +16,36 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FLIGHT_SIZES 16 /* kinds of body whose last size is remembered */
 #define FLIGHT_RECENT 8 /* finished bodies kept for SCRAPE_SHARE_SECONDS */
 #define FLIGHT_POOL 2	/* buffers of bodies let go, kept for the next */
 
-/* The database's state as the file system shows it. */
+/*
+ * The database's state as the file system shows it, and the header of
+ * SQLite's WAL index (the -shm file: its change counter, last frame and
+ * salts move with every commit). Size and modification time alone are not
+ * enough: once the WAL restarts after a checkpoint its size stays, and
+ * file times move in clock ticks of several milliseconds, so two commits
+ * could look like one state and a scrape take a body that missed the
+ * second.
+ */
+#define FLIGHT_SHM_HDR 48 /* struct WalIndexHdr (sqlite.org/walformat.html) */
+
 struct flight_token {
 	int valid;
 	dev_t dev[2];
 	ino_t ino[2];
 	off_t size[2];
 	long mtime_s[2], mtime_ns[2];
+	unsigned char shm[FLIGHT_SHM_HDR];
 };
 
 struct flight_key {
@@ -191,6 +204,7 @@ static void flight_token(const char *db, struct flight_token *t)
 {
 	char wal[4096];
 	struct stat sb;
+	int fd;
 
 	memset(t, 0, sizeof(*t));
 	if (stat(db, &sb))
@@ -208,6 +222,14 @@ static void flight_token(const char *db, struct flight_token *t)
 		t->size[1] = sb.st_size;
 		t->mtime_s[1] = (long)sb.st_mtim.tv_sec;
 		t->mtime_ns[1] = sb.st_mtim.tv_nsec;
+	}
+	memcpy(wal + strlen(db), "-shm", 5);
+	fd = open(wal, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* a read torn by a commit only makes the token differ */
+		if (pread(fd, t->shm, sizeof(t->shm), 0) < 0)
+			memset(t->shm, 0, sizeof(t->shm));
+		close(fd);
 	}
 	t->valid = 1;
 }

@@ -10,7 +10,8 @@ ephemeral loopback port, and:
     escaping, saturation, host_up; `promtool check metrics` is clean;
   - sharding: a partition of the hosts, and 400s with a reason;
   - /healthz, 404, 405; 503 while the database is missing;
-  - scrapes succeed while a writer commits to the WAL;
+  - scrapes succeed while a writer commits to the WAL, and one after a
+    commit that left the WAL's size and time as they were serves it;
   - a real Prometheus scrapes it (whole and sharded) and its query API
     returns the expected series and label values; after changes of a
     host (marked as the collector marks them) it reads the new values
@@ -258,7 +259,7 @@ def check_concurrent_writer(base, db_path):
     try:
         while (scrapes < 25 or len(commits) < 20) and time.monotonic() < deadline:
             v = xmit_bytes()
-            H.check(v >= last, "value went back during writes")
+            H.check(v >= last, "value went back during writes: %d after %d (scrape %d, commits %d)" % (v, last, scrapes, len(commits)))
             last = v
             scrapes += 1
     finally:
@@ -267,6 +268,39 @@ def check_concurrent_writer(base, db_path):
     H.check(not errors, "writer failed: %s" % errors)
     H.check(len(commits) >= 20, "the writer committed only %d times" % len(commits))
     H.check(xmit_bytes() == commits[-1] * 4, "a scrape serves the last commit")
+
+
+def check_same_size_commit(base, db_path):
+    """A commit that leaves the WAL's size and time as they were (after a
+    checkpoint the WAL restarts; file times move in clock ticks) is still
+    a new state: a scrape after it must not take the body shared from
+    before it (the single flight's token reads SQLite's WAL index)."""
+    db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
+    host = db.execute("SELECT id FROM host WHERE name = 'node-a'").fetchone()[0]
+
+    def commit(v):
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE series SET value = ? WHERE name = 'port_xmit_data' AND port_id IN"
+                   " (SELECT id FROM port WHERE host_id = ?)", (v, host))
+        ibpdb.mark_changed(db, host)
+        db.execute("COMMIT")
+
+    for v in range(5000, 5020):
+        commit(v)
+    db.execute("PRAGMA wal_checkpoint(RESTART)")
+    commit(6000)
+    before = os.stat(db_path + "-wal")
+    status, _, text = H.metrics(base)
+    H.check(status == 200, "scrape: %d" % status)
+    commit(7000)
+    os.utime(db_path + "-wal", ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(db_path + "-wal")
+    H.check(after.st_size == before.st_size, "the WAL kept its size")
+    status, _, text = H.metrics(base)
+    v = H.find(H.parse_samples(text), "ibpulse_port_data_transmitted_bytes_total",
+               host="node-a")[0]
+    H.check(v == 7000 * 4, "the scrape after the commit serves it: %s" % v)
+    db.close()
 
 
 def check_missing_db(procs, exporter, tmp, schema_dir):
@@ -348,7 +382,7 @@ def check_prometheus_follows(prom, db_path):
     value arrives and every target stays up (a bad stream would be a
     failed scrape)."""
     db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
-    for v in (777777, 888888):
+    for v in (300, 400):  # below what check_concurrent_writer starts from
         db.execute("BEGIN IMMEDIATE")
         db.execute("UPDATE series SET value = ? WHERE name = 'port_xmit_data'"
                    " AND port_id IN (SELECT id FROM port WHERE host_id ="
@@ -388,6 +422,7 @@ def main():
         H.check(re.search(r"/metrics shard 0/1 for Prometheus/\S+: openmetrics gzip",
                           procs.log(p)), "Prometheus was served OpenMetrics, gzipped")
         check_concurrent_writer(base, db_path)
+        check_same_size_commit(base, db_path)
         procs.check_alive(p)
         procs.stop_clean(p)
     print("exporter integration: all checks passed")
