@@ -337,6 +337,7 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 	if (o && o->len == g.len &&
 	    !memcmp(o->text, s->scratch.data + s->seg_start, len)) {
 		g = *o;
+		g.fresh = 0;
 		o->text = NULL;
 		o->gz = NULL;
 		s->scratch.len = s->seg_start;
@@ -344,6 +345,7 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 	}
 	if (!g.fp)
 		g.fp = ++s->version;
+	g.fresh = 1;
 	g.text = malloc(len);
 	if (!g.text)
 		return -ENOMEM;
@@ -378,6 +380,7 @@ static int bc_hook_segment(void *ctx, struct expo *e, uint64_t key, uint64_t fp)
 	if (o && o->fp == fp) {
 		struct bc_seg g = *o;
 
+		g.fresh = 0;
 		o->text = NULL;
 		o->gz = NULL;
 		s->reused++;

@@ -13,6 +13,7 @@
  */
 #include "bcache_int.h"
 #include "fnv.h"
+#include "pgzip.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -30,6 +31,8 @@
  * to clear instead of 32 KiB.
  */
 #define BC_MEMLEVEL 1
+/* More than 1/this of the text without pieces: gzip the body whole. */
+#define BC_WHOLE_SHARE 4
 /* Less than this to compress is done on the calling thread alone. */
 #define BC_PARALLEL_BYTES (1 << 20)
 
@@ -121,6 +124,7 @@ static int bc_text(struct bc_scope *s, enum expo_format format, struct buf *out)
 struct bc_zjob {
 	struct bc_scope *s;
 	int level;
+	int stable;	    /* make the pieces of reused segments only */
 	atomic_size_t next; /* the next family to take */
 };
 
@@ -220,6 +224,10 @@ static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 		struct bc_seg *g = &f->seg[i];
 		int masked = 0, ret;
 
+		if (w->j->stable && g->fresh) {
+			prev = g;
+			continue;
+		}
 		/* a dictionary's identity, worked out once per text */
 		if (prev && !prev->mh) {
 			bc_mask(prev, w->dict, &dict_len);
@@ -279,6 +287,8 @@ static size_t bc_work(const struct bc_scope *s)
 	return n;
 }
 
+static int bc_pieces(struct bc_scope *s, int stable);
+
 static unsigned bc_nthreads(unsigned threads, size_t work)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -290,9 +300,9 @@ static unsigned bc_nthreads(unsigned threads, size_t work)
 	return threads > BC_MAX_THREADS ? BC_MAX_THREADS : threads;
 }
 
-static int bc_pieces(struct bc_scope *s)
+static int bc_pieces(struct bc_scope *s, int stable)
 {
-	struct bc_zjob j = {.s = s, .level = s->c->level};
+	struct bc_zjob j = {.s = s, .level = s->c->level, .stable = stable};
 	struct bc_zworker w[BC_MAX_THREADS];
 	pthread_t tid[BC_MAX_THREADS];
 	unsigned n = bc_nthreads(s->c->threads, bc_work(s)), started = 0;
@@ -477,7 +487,7 @@ static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 	static const unsigned char last[2] = {0x03, 0x00};
 	struct bc_gz g = {.s = s, .out = out, .crc = crc32(0, NULL, 0)};
 	unsigned char trailer[8];
-	int ret = bc_pieces(s);
+	int ret = bc_pieces(s, 0);
 
 	g.j.s = s;
 	g.j.level = s->c->level;
@@ -502,14 +512,51 @@ static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 	return ret;
 }
 
+/*
+ * Most pieces to be made (the first scrape, or most hosts changed): pieces
+ * cost more per byte than one stream (a deflate start and a dictionary
+ * each), so the body is the text gzipped whole, as without the cache.
+ * Pieces are made then only for the segments that were reused, which have
+ * outlived one change: a host whose rows change at every scrape never
+ * costs one.
+ */
+static int bc_gzip_whole(struct bc_scope *s, enum expo_format format,
+			 struct buf *out, size_t *text_len)
+{
+	struct buf t;
+	char *gz = NULL;
+	size_t len = 0;
+	int ret;
+
+	buf_init(&t, 0);
+	ret = bc_text(s, format, &t);
+	*text_len = t.len;
+	if (!ret)
+		ret = pgzip_compress(t.data ? t.data : "", t.len, s->c->level,
+				     s->c->threads, &gz, &len);
+	buf_free(&t);
+	if (!ret)
+		ret = buf_add(out, gz, len);
+	free(gz);
+	if (!ret)
+		ret = bc_pieces(s, 1);
+	return ret;
+}
+
 int bc_body(struct bc_scope *s, enum expo_format format, int gzip,
 	    struct buf *out, size_t *text_len)
 {
-	size_t start = out->len;
+	size_t start = out->len, total = 0;
 	int ret;
 
-	if (gzip)
+	if (gzip) {
+		for (size_t i = 0; i < s->n_fam; i++)
+			for (size_t j = 0; j < s->fam[i].n; j++)
+				total += s->fam[i].seg[j].len;
+		if (bc_work(s) > total / BC_WHOLE_SHARE)
+			return bc_gzip_whole(s, format, out, text_len);
 		return bc_gzip(s, format, out, text_len);
+	}
 	ret = bc_text(s, format, out);
 	*text_len = out->len - start;
 	return ret;

@@ -23,6 +23,7 @@ struct bc_seg {
 	uint64_t mh;	   /* its text as a dictionary (bcache_body.c); 0 not
 			    * worked out yet */
 	uint32_t len, samples, gz_len, crc;
+	int fresh; /* rendered by this render (not reused) */
 };
 
 struct bc_family {

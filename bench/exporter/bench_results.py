@@ -36,10 +36,8 @@ usage: bench_results.py EXPORTER SCHEMA_DIR [HOSTS [RUNS [HISTORY [SHARES]]]]
   (default 10,1,50)
 """
 import os
-import random
 import re
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -49,10 +47,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "exporter"))
 import harness as H  # noqa: E402
-from bench import cpu_seconds, curl, human  # noqa: E402
+from bench import Fabric, cpu_seconds, curl, human  # noqa: E402
 
-SCRAPE_INTERVAL = 15  # seconds of fabric activity between two scrapes
-RESULTS_PER_HOUR_PER_HOST = 4
+from bench import RESULTS_PER_HOUR_PER_HOST, SCRAPE_INTERVAL  # noqa: E402
+
 GZ = ["Accept: " + H.PROMETHEUS_ACCEPT, "Accept-Encoding: gzip"]
 
 
@@ -62,52 +60,6 @@ def status(pid, key):
             if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
     return 0
-
-
-class Fabric:
-    """The database, changed as the collector changes it."""
-
-    def __init__(self, path):
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=60)
-        self.rnd = random.Random(3)
-        self.hosts = [r[0] for r in self.db.execute("SELECT id FROM host")]
-        self.ports = self.db.execute(
-            "SELECT h.name, d.name, p.port FROM port p JOIN device d ON d.id = p.device_id"
-            " JOIN host h ON h.id = p.host_id").fetchall()
-        self.n = self.db.execute("SELECT max(id) FROM result").fetchone()[0] or 0
-        self.last_results = time.time()
-
-    def change(self, share):
-        """One scrape interval: every host reports, share of them with every
-        counter moved; the results of the interval arrive."""
-        now = time.time()
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("UPDATE host SET last_report = ?", (now,))
-        for h in self.rnd.sample(self.hosts, int(len(self.hosts) * share)):
-            step = self.rnd.randrange(1, 1 << 24)
-            db.execute("UPDATE series SET value = value + ?, changed = ? WHERE port_id IN"
-                       " (SELECT id FROM port WHERE host_id = ?)", (step, now, h))
-            db.execute("INSERT INTO sample (series_id, ts, value) SELECT id, changed, value"
-                       " FROM series WHERE port_id IN (SELECT id FROM port WHERE host_id = ?)",
-                       (h,))
-            seq = db.execute("UPDATE change_seq SET seq = seq + 1 RETURNING seq").fetchone()[0]
-            db.execute("INSERT INTO host_change (host_id, seq) VALUES (?, ?) ON CONFLICT"
-                       " (host_id) DO UPDATE SET seq = excluded.seq", (h, seq))
-        n = int(len(self.hosts) * RESULTS_PER_HOUR_PER_HOST * SCRAPE_INTERVAL / 3600.0)
-        for _ in range(n):
-            (h, d, p), peer = self.rnd.choice(self.ports), self.rnd.choice(self.ports)
-            self.n += 1
-            bw = self.rnd.gauss(4.7e10, 1e9)
-            db.execute("INSERT INTO result (result_id, host, profile, test, started,"
-                       " duration_seconds, local_device, local_port, peer_host, peer_device,"
-                       " peer_port, outcome, busy, bw_avg_bytes_per_second,"
-                       " bw_peak_bytes_per_second, bw_min_bytes_per_second,"
-                       " msg_rate_per_second, received) VALUES (?, ?, 'bw', 'write_bw', ?, 2,"
-                       " ?, ?, ?, ?, ?, 'ok', 0, ?, ?, ?, ?, ?)",
-                       ("c-%d" % self.n, h, now - self.rnd.uniform(2, SCRAPE_INTERVAL), d, p,
-                        peer[0], peer[1], peer[2], bw, bw * 1.02, bw * 0.9, bw / 65536, now))
-        db.execute("COMMIT")
 
 
 def start(procs, exporter, db, tmp, name, cache=True):
