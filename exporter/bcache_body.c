@@ -13,7 +13,6 @@
  */
 #include "bcache_int.h"
 #include "fnv.h"
-#include "pgzip.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -515,30 +514,75 @@ static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 /*
  * Most pieces to be made (the first scrape, or most hosts changed): pieces
  * cost more per byte than one stream (a deflate start and a dictionary
- * each), so the body is the text gzipped whole, as without the cache.
+ * each), so the body is the text gzipped as one stream, as without the
+ * cache (one thread, no copy of the text).
  * Pieces are made then only for the segments that were reused, which have
- * outlived one change: a host whose rows change at every scrape never
- * costs one.
+ * outlived one change, and only when this render changed a quarter of the
+ * text at most: on a fabric whose hosts all change at every scrape the
+ * pieces would be thrown away at the next.
  */
-static int bc_gzip_whole(struct bc_scope *s, enum expo_format format,
-			 struct buf *out, size_t *text_len)
+/* Deflate @len bytes of @in into @out (one stream, gzip wrapper). */
+static int bc_stream(z_stream *z, const void *in, size_t len, int flush,
+		     struct buf *out)
 {
-	struct buf t;
-	char *gz = NULL;
-	size_t len = 0;
-	int ret;
+	int zr;
 
-	buf_init(&t, 0);
-	ret = bc_text(s, format, &t);
-	*text_len = t.len;
+	z->next_in = (Bytef *)(uintptr_t)in;
+	z->avail_in = (uInt)len;
+	do {
+		if (buf_reserve(out, 65536))
+			return -E2BIG;
+		z->next_out = (Bytef *)out->data + out->len;
+		z->avail_out = (uInt)(out->cap - out->len - 1);
+		zr = deflate(z, flush);
+		out->len = out->cap - 1 - z->avail_out;
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			return -EIO;
+	} while (z->avail_in || (flush == Z_FINISH && zr != Z_STREAM_END));
+	return 0;
+}
+
+static int bc_gzip_whole(struct bc_scope *s, enum expo_format format,
+			 struct buf *out, size_t *text_len, int pieces)
+{
+	z_stream z = {0};
+	int ret = 0;
+
+	*text_len = 0;
+	if (deflateInit2(&z, s->c->level, Z_DEFLATED, 31, 6,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	for (size_t i = 0; !ret && i < s->n_fam; i++) {
+		struct bc_family *f = &s->fam[i];
+		size_t n = f->n, part = 0;
+
+		if (!bc_served(f))
+			continue;
+		if (bc_capped(f))
+			bc_cut(f, &n, &part);
+		ret = bc_family_header(s, f, format);
+		if (!ret)
+			ret = bc_stream(&z, f->hdr[format], f->hdr_len[format],
+					Z_NO_FLUSH, out);
+		*text_len += f->hdr_len[format] + part;
+		for (size_t j = 0; !ret && j < n; j++) {
+			ret = bc_stream(&z, f->seg[j].text, f->seg[j].len,
+					Z_NO_FLUSH, out);
+			*text_len += f->seg[j].len;
+		}
+		if (!ret && part)
+			ret = bc_stream(&z, f->seg[n].text, part, Z_NO_FLUSH,
+					out);
+	}
+	if (!ret && format == EXPO_OPENMETRICS) {
+		ret = bc_stream(&z, bc_eof, sizeof(bc_eof) - 1, Z_NO_FLUSH,
+				out);
+		*text_len += sizeof(bc_eof) - 1;
+	}
 	if (!ret)
-		ret = pgzip_compress(t.data ? t.data : "", t.len, s->c->level,
-				     s->c->threads, &gz, &len);
-	buf_free(&t);
-	if (!ret)
-		ret = buf_add(out, gz, len);
-	free(gz);
-	if (!ret)
+		ret = bc_stream(&z, NULL, 0, Z_FINISH, out);
+	deflateEnd(&z);
+	if (!ret && pieces)
 		ret = bc_pieces(s, 1);
 	return ret;
 }
@@ -546,15 +590,20 @@ static int bc_gzip_whole(struct bc_scope *s, enum expo_format format,
 int bc_body(struct bc_scope *s, enum expo_format format, int gzip,
 	    struct buf *out, size_t *text_len)
 {
-	size_t start = out->len, total = 0;
+	size_t start = out->len, total = 0, fresh = 0;
 	int ret;
 
 	if (gzip) {
 		for (size_t i = 0; i < s->n_fam; i++)
-			for (size_t j = 0; j < s->fam[i].n; j++)
+			for (size_t j = 0; j < s->fam[i].n; j++) {
 				total += s->fam[i].seg[j].len;
+				if (s->fam[i].seg[j].fresh)
+					fresh += s->fam[i].seg[j].len;
+			}
+		/* pieces pay once changes are few: make them then only */
 		if (bc_work(s) > total / BC_WHOLE_SHARE)
-			return bc_gzip_whole(s, format, out, text_len);
+			return bc_gzip_whole(s, format, out, text_len,
+					     fresh <= total / BC_WHOLE_SHARE);
 		return bc_gzip(s, format, out, text_len);
 	}
 	ret = bc_text(s, format, out);
