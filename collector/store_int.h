@@ -110,6 +110,8 @@ struct store {
 	struct store_fabric *fabric; /* store_fabric.c */
 	struct store_route *route;   /* store_route.c */
 	struct store_health *health; /* store_health.c; NULL: off */
+	sqlite3_stmt *change[2];     /* store_change.c; NULL: no table */
+	size_t put_rows; /* device/port rows the report being put wrote */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

@@ -10,6 +10,7 @@
 #include "settings.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,17 @@ int main(int argc, char **argv)
 		cli_free(&exporter_conf, &s);
 		return 0;
 	}
+	/*
+	 * Keep freed memory rather than give it back to the kernel at once:
+	 * each scrape frees and allocates megabytes (pieces, segments), and
+	 * memory given back is faulted in again page by page, which cost
+	 * more than rendering on a virtual machine (bench/README.md).
+	 */
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	/* one heap for every thread: memory one worker frees serves the next
+	 * scrape, whichever worker runs it */
+	mallopt(M_ARENA_MAX, 1);
 	ret = run(&s);
 	cli_free(&exporter_conf, &s);
 	return ret ? 1 : 0;
