@@ -75,7 +75,7 @@ static int cmp_name(const void *a, const void *b)
 /* Every schema file in order, as the collector applies them. */
 static void apply_schema(struct fixture *f)
 {
-	char *names[64], path[512];
+	char *names[64] = {0}, path[512];
 	DIR *d = opendir(SCHEMA_DIR);
 	struct dirent *de;
 	size_t n = 0;
@@ -289,8 +289,12 @@ static char *gunzip(const char *in, size_t len, size_t *out_len)
 	z.next_in = (Bytef *)(uintptr_t)in;
 	z.avail_in = (uInt)len;
 	do {
-		if (n == cap)
-			out = realloc(out, cap *= 2);
+		if (n == cap) {
+			char *more = realloc(out, cap *= 2);
+
+			assert_non_null(more);
+			out = more;
+		}
 		z.next_out = (Bytef *)out + n;
 		z.avail_out = (uInt)(cap - n);
 		zr = inflate(&z, Z_NO_FLUSH);
