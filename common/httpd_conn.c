@@ -36,8 +36,6 @@ void guard_init(struct httpd_guard *g, unsigned max, unsigned header_timeout,
 	g->header_timeout = header_timeout;
 	g->idle_timeout = idle_timeout;
 	g->request_timeout = request_timeout;
-	/* a request running longer than a head may take is a slow one */
-	g->slow_after = header_timeout;
 }
 
 static void guard_addr(const struct sockaddr *sa, char *out, size_t len)
@@ -52,29 +50,55 @@ static void guard_addr(const struct sockaddr *sa, char *out, size_t len)
 		snprintf(out, len, "?");
 }
 
+/*
+ * Under the lock: @hc's address gains (@d = 1) or loses (-1) a connection;
+ * every open connection from it learns the new count. One pass over the
+ * list, as the victim's choice is.
+ */
+static void guard_peers(struct httpd_guard *g, struct httpd_conn *hc, int d)
+{
+	unsigned n = d > 0 ? 1 : 0;
+
+	for (struct httpd_conn *c = g->head; c; c = c->next) {
+		if (c == hc || c->doomed || strcmp(c->addr, hc->addr))
+			continue;
+		c->peers = d > 0 ? c->peers + 1 : c->peers - 1;
+		n++;
+	}
+	hc->peers = n;
+}
+
 /* Under the lock: close @hc (MHD notices and cleans up). */
 static void guard_doom(struct httpd_guard *g, struct httpd_conn *hc)
 {
+	guard_peers(g, hc, -1);
 	hc->doomed = true;
 	g->open--;
 	shutdown(hc->fd, SHUT_RDWR);
 }
 
-/* Under the lock: the connection to close to make room, or NULL. */
-static struct httpd_conn *guard_victim(struct httpd_guard *g, double now)
+/* Whether @a should go before @b to make room (both idle). */
+static bool guard_before(const struct httpd_conn *a, const struct httpd_conn *b)
 {
-	struct httpd_conn *idle = NULL, *slow = NULL;
+	if (!a->served != !b->served)
+		return !a->served; /* never completed a request: first */
+	if (a->served && a->peers != b->peers)
+		return a->peers > b->peers; /* served: crowded address first */
+	return a->idle_since < b->idle_since; /* then the oldest */
+}
 
-	for (struct httpd_conn *c = g->head; c; c = c->next) {
-		if (c->doomed)
-			continue;
-		if (!c->busy && (!idle || c->idle_since < idle->idle_since))
-			idle = c;
-		if (c->busy && now - c->busy_since >= g->slow_after &&
-		    (!slow || c->busy_since < slow->busy_since))
-			slow = c;
-	}
-	return idle ? idle : slow;
+/*
+ * Under the lock: the connection to close to make room, or NULL when
+ * each has a request in progress (see httpd_int.h for the order).
+ */
+static struct httpd_conn *guard_victim(struct httpd_guard *g)
+{
+	struct httpd_conn *v = NULL;
+
+	for (struct httpd_conn *c = g->head; c; c = c->next)
+		if (!c->doomed && !c->busy && (!v || guard_before(c, v)))
+			v = c;
+	return v;
 }
 
 enum MHD_Result guard_accept(void *cls, const struct sockaddr *addr,
@@ -83,15 +107,16 @@ enum MHD_Result guard_accept(void *cls, const struct sockaddr *addr,
 	struct httpd_guard *g = cls;
 	struct httpd_conn *v = NULL;
 	enum MHD_Result ret = MHD_YES;
-	char who[64], whom[64] = "";
-	double now = guard_now();
+	char who[64], whom[96] = "";
 
 	(void)addrlen;
 	pthread_mutex_lock(&g->lock);
 	if (g->open >= g->max) {
-		v = guard_victim(g, now);
+		v = guard_victim(g);
 		if (v) {
-			snprintf(whom, sizeof(whom), "%s", v->addr);
+			snprintf(whom, sizeof(whom), "%s (%s)", v->addr,
+				 v->served ? "idle after a request"
+					   : "no request completed");
 			guard_doom(g, v);
 		} else {
 			ret = MHD_NO;
@@ -104,7 +129,7 @@ enum MHD_Result guard_accept(void *cls, const struct sockaddr *addr,
 	if (v)
 		log_once("httpd-evict", 60, LOG_LVL_WARN,
 			 "http: %u connections open (max_connections): closed "
-			 "one from %s that was idle or slow, to admit %s",
+			 "one from %s, to admit %s",
 			 g->max, whom, who);
 	else
 		log_once("httpd-refuse", 60, LOG_LVL_WARN,
@@ -130,6 +155,7 @@ static void guard_add(struct httpd_guard *g, struct MHD_Connection *c,
 	guard_addr(ca ? ca->client_addr : NULL, hc->addr, sizeof(hc->addr));
 	hc->idle_since = guard_now();
 	pthread_mutex_lock(&g->lock);
+	guard_peers(g, hc, 1);
 	hc->next = g->head;
 	if (g->head)
 		g->head->prev = hc;
@@ -147,8 +173,10 @@ static void guard_remove(struct httpd_guard *g, struct httpd_conn *hc)
 		g->head = hc->next;
 	if (hc->next)
 		hc->next->prev = hc->prev;
-	if (!hc->doomed)
+	if (!hc->doomed) {
+		guard_peers(g, hc, -1);
 		g->open--;
+	}
 	pthread_mutex_unlock(&g->lock);
 	free(hc);
 }

@@ -6,10 +6,16 @@
  * it and since when, and closes connections by shutting their socket down
  * (MHD then sees the end of the stream and cleans up in its own thread):
  *
- *  - at accept, when max_connections are open: the connection idle the
- *    longest (no request in progress), else the one whose request has run
- *    the longest past slow_after, makes room; with neither, the new one is
- *    refused (MHD closes it at once, it never waits in the backlog);
+ *  - at accept, when max_connections are open, one connection makes room:
+ *    first one that never completed a request (oldest first: a client
+ *    that connected and sent nothing or trickles a head), then one idle
+ *    between keep-alive requests (from the address with the most
+ *    connections, then idle the longest), never one with a request in
+ *    progress (request_timeout ends those). A served client from an
+ *    address with few connections is the last to go: a flood of new
+ *    connections evicts itself, not the clients it should crowd out. With
+ *    no such connection the new one is refused (MHD closes it at once, it
+ *    never waits in the backlog);
  *  - every tick: a connection that has not sent a whole request head
  *    within header_timeout of its accept (idle_timeout after its previous
  *    answer), or whose request has run past request_timeout.
@@ -32,6 +38,7 @@ struct httpd_conn {
 	double idle_since; /* accept, or the end of the previous request */
 	double busy_since; /* start of the request in progress */
 	unsigned served;   /* requests answered on this connection */
+	unsigned peers;	   /* open connections from addr, this one too */
 	bool busy;	   /* a request is in progress */
 	bool doomed;	   /* shut down; waiting for MHD to close it */
 	char addr[64];	   /* the client, for log lines */
@@ -43,7 +50,7 @@ struct httpd_guard {
 	struct httpd_conn *head;
 	unsigned open; /* listed and not doomed */
 	unsigned max;
-	double header_timeout, idle_timeout, request_timeout, slow_after;
+	double header_timeout, idle_timeout, request_timeout;
 	bool stopping;
 	bool started;
 	pthread_t reaper;

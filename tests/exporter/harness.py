@@ -405,3 +405,161 @@ class SlowClients:
         for s in self.socks:
             s.close()
         self.socks = []
+
+
+class Flood:
+    """A connection flood that keeps @idle silent connections and @slow
+    slowloris ones (a byte of a never-ending request head every half
+    second) open to 127.0.0.1:@port, spread over @addrs loopback addresses
+    127.0.0.(@first..), reopening each one the server closes, at most
+    @rate reopenings a second (a flood reconnects as fast as it can; the
+    cap keeps a shared CI machine usable). One thread, bounded by
+    @max_seconds; stop() ends it and closes every socket."""
+
+    def __init__(self, port, idle, slow, addrs, first=2, rate=1000,
+                 max_seconds=600):
+        import selectors
+        import threading
+        self.port, self.rate = port, rate
+        self.slots = [("127.0.0.%d" % (first + i % addrs), i >= idle)
+                      for i in range(idle + slow)]
+        self.sel = selectors.DefaultSelector()
+        self.socks = {}  # slot -> socket
+        self.opened = self.closed = 0
+        self.stop_at = time.monotonic() + max_seconds
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        for i in range(len(self.slots)):
+            self._open(i)
+        self.thread.start()
+
+    def _open(self, i):
+        src, slow = self.slots[i]
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(1.0)
+        try:
+            s.bind((src, 0))
+            s.connect(("127.0.0.1", self.port))
+            if slow:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: flood\r\nX-Slow: ")
+        except OSError:
+            s.close()
+            return False
+        s.setblocking(False)
+        self.socks[i] = s
+        self.sel.register(s, 1, i)  # EVENT_READ
+        self.opened += 1
+        return True
+
+    def _drop(self, i):
+        s = self.socks.pop(i)
+        self.sel.unregister(s)
+        s.close()
+        self.closed += 1
+
+    def _run(self):
+        down = []  # slots the server closed, to reopen
+        budget, last, trickle = 0.0, time.monotonic(), time.monotonic()
+        while not self.done.is_set() and time.monotonic() < self.stop_at:
+            for key, _ in self.sel.select(timeout=0.05):
+                try:
+                    gone = key.fileobj.recv(4096) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    self._drop(key.data)
+                    down.append(key.data)
+            now = time.monotonic()
+            budget = min(self.rate, budget + (now - last) * self.rate)
+            last = now
+            while down and budget >= 1:
+                budget -= 1
+                i = down.pop(0)
+                if not self._open(i):
+                    down.append(i)
+                    break
+            if now - trickle >= 0.5:
+                trickle = now
+                for i, s in list(self.socks.items()):
+                    if self.slots[i][1]:
+                        try:
+                            s.send(b"a")
+                        except OSError:
+                            pass
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        for i in list(self.socks):
+            self._drop(i)
+        self.sel.close()
+
+
+class KeepAlive:
+    """A client on one keep-alive connection from @src that sends
+    @request (bytes; HTTP/1.1, no Connection: close) every @interval s for
+    @seconds s and counts the answers with status @want: a request that
+    fails (connection closed, reset, no answer in 5 s) counts as a failure
+    and the next one opens a new connection. run() returns (ok, total)."""
+
+    def __init__(self, port, request, want=200, src="127.0.0.250",
+                 interval=0.5):
+        self.port, self.request, self.want = port, request, want
+        self.src, self.interval = src, interval
+        self.sock = None
+        self.ok = self.total = self.reconnects = 0
+        self.failures = []
+
+    def _answer(self):
+        """The status of one response read from self.sock (its body too)."""
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed before an answer")
+            buf += chunk
+        head, body = buf.split(b"\r\n\r\n", 1)
+        st = statuses(head.split(b"\r\n", 1)[0])
+        m = [ln for ln in head.split(b"\r\n")
+             if ln.lower().startswith(b"content-length:")]
+        n = int(m[0].split(b":", 1)[1]) if m else 0
+        while len(body) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed in the body")
+            body += chunk
+        return st[0] if st else None
+
+    def one(self):
+        self.total += 1
+        try:
+            if self.sock is None:
+                self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                self.sock.settimeout(5)
+                self.sock.bind((self.src, 0))
+                self.sock.connect(("127.0.0.1", self.port))
+                self.reconnects += 1
+            self.sock.sendall(self.request)
+            st = self._answer()
+            if st == self.want:
+                self.ok += 1
+                return
+            self.failures.append("status %s" % st)
+        except OSError as e:
+            self.failures.append(repr(e))
+        if self.sock:
+            self.sock.close()
+        self.sock = None
+
+    def run(self, seconds):
+        end = time.monotonic() + seconds
+        nxt = time.monotonic()
+        while time.monotonic() < end:
+            self.one()
+            nxt += self.interval
+            time.sleep(max(0.0, nxt - time.monotonic()))
+        if self.sock:
+            self.sock.close()
+        return self.ok, self.total
