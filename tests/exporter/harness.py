@@ -563,3 +563,83 @@ class KeepAlive:
         if self.sock:
             self.sock.close()
         return self.ok, self.total
+
+
+def framing_cases(method, path, headers=b"", body=b""):
+    """Requests libmicrohttpd 0.9.75 answers itself (HTML pages; a
+    Content-Length that is not a number got the status line and headers
+    twice) or let through, as (name, bytes, status the server must give).
+    @headers (CRLF-terminated) authorise the request, so a body is read."""
+    start = b"%s %s HTTP/1.1\r\nHost: test\r\n" % (method, path)
+    n = len(body)
+    cases = [("Content-Length %s" % v.decode(), start + headers +
+              b"Content-Length: %s\r\n\r\n" % v + body, 400)
+             for v in (b"-1", b"abc", b"+571", b"5 5", b"")]
+    return cases + [
+        ("Content-Length too large", start + headers +
+         b"Content-Length: 99999999999999999999999\r\n\r\n", 413),
+        ("bad chunk size", start + headers +
+         b"Transfer-Encoding: chunked\r\n\r\nzz\r\n" + body + b"\r\n0\r\n\r\n", 400),
+        ("chunk without its line end", start + headers +
+         b"Transfer-Encoding: chunked\r\n\r\n%x\r\n" % n + body + b"XY0\r\n\r\n", 400),
+        ("request line too long (414)", b"%s %s?%s HTTP/1.1\r\nHost: test\r\n\r\n"
+         % (method, path, b"a" * 70000), 414),
+        ("head too large (431)", start + headers + b"X-Big: " + b"b" * 70000 +
+         b"\r\nContent-Length: %d\r\n\r\n" % n + body, 431),
+        ("HTTP/2.5 (505)", b"%s %s HTTP/2.5\r\nHost: test\r\n\r\n" % (method, path), 505),
+        ("bare CR in a header value", start + headers + b"X-A: a\rb\r\n"
+         b"Content-Length: %d\r\n\r\n" % n + body, 400),
+        ("two Authorization headers", start + headers +
+         b"Authorization: Bearer other\r\nAuthorization: Bearer more\r\n"
+         b"Content-Length: %d\r\n\r\n" % n + body, 400),
+        ("a header line without a colon", start + headers + b"NoColon\r\n"
+         b"Content-Length: %d\r\n\r\n" % n + body, 400),
+        ("not a request line", b"\x01\x02 garbage\r\n\r\n", 400),
+    ]
+
+
+def check_framing(port, method, path, json_errors, headers=b"", body=b""):
+    """Each of framing_cases() gets exactly one answer, its status, in the
+    server's own error format (JSON {"error": reason} or text/plain),
+    never HTML, and the connection closed."""
+    import json as _json
+    for name, data, want in framing_cases(method, path, headers, body):
+        got, closed, took = raw(port, data)
+        head, _, rest = got.partition(b"\r\n\r\n")
+        ctype = [ln.split(b":", 1)[1].strip() for ln in head.split(b"\r\n")
+                 if ln.lower().startswith(b"content-type:")]
+        ok = statuses(got) == [want] and closed and b"<html" not in got.lower()
+        if ok and json_errors:
+            try:
+                ok = ctype == [b"application/json"] and _json.loads(rest)["error"]
+            except (ValueError, KeyError):
+                ok = False
+        elif ok:
+            ok = ctype and ctype[0].startswith(b"text/plain") and rest.strip()
+        check(ok, "%s: want one %d in %s and a close within 3 s, got %s "
+              "(closed %s, %.1f s): %r" % (name, want, "JSON" if json_errors else
+                                           "text", statuses(got), closed, took,
+                                           got[:400]))
+
+
+def responses(data):
+    """The responses in @data, in order, as (status, {header: value}
+    (lower-case names), body), each body Content-Length long (every answer
+    of these servers has one); whatever cannot be parsed ends the list
+    with (None, {}, rest)."""
+    out = []
+    while data:
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        parts = lines[0].split(b" ")
+        if not sep or len(parts) < 2 or not parts[1].isdigit():
+            out.append((None, {}, data))
+            break
+        hdrs = {}
+        for ln in lines[1:]:
+            k, _, v = ln.partition(b":")
+            hdrs[k.strip().lower().decode()] = v.strip().decode()
+        n = int(hdrs.get("content-length", "0"))
+        out.append((int(parts[1]), hdrs, rest[:n]))
+        data = rest[n:]
+    return out
