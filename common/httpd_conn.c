@@ -97,7 +97,8 @@ static struct httpd_conn *guard_victim(struct httpd_guard *g)
 	struct httpd_conn *v = NULL;
 
 	for (struct httpd_conn *c = g->head; c; c = c->next)
-		if (!c->doomed && !c->busy && (!v || guard_before(c, v)))
+		if (!c->doomed && !c->busy && !c->pending &&
+		    (!v || guard_before(c, v)))
 			v = c;
 	return v;
 }
@@ -297,14 +298,23 @@ void guard_begin(struct httpd_guard *g, struct httpd_conn *hc)
 {
 	pthread_mutex_lock(&g->lock);
 	hc->busy = true;
+	hc->pending = false;
 	hc->busy_since = guard_now();
+	pthread_mutex_unlock(&g->lock);
+}
+
+void guard_pending(struct httpd_guard *g, struct httpd_conn *hc)
+{
+	pthread_mutex_lock(&g->lock);
+	if (!hc->busy)
+		hc->pending = true;
 	pthread_mutex_unlock(&g->lock);
 }
 
 void guard_end(struct httpd_guard *g, struct httpd_conn *hc)
 {
 	pthread_mutex_lock(&g->lock);
-	hc->busy = false;
+	hc->busy = hc->pending = false;
 	hc->served++;
 	hc->idle_since = guard_now();
 	if (hc->waiting && g->served_cb) /* under the lock: see front_stop() */

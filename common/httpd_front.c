@@ -176,6 +176,7 @@ static void front_refuse(struct front *f, struct front_conn *c)
 static int front_from_client(struct front *f, struct front_conn *c,
 			     bool *progress)
 {
+	unsigned long heads = c->fr.heads;
 	size_t ok;
 	int ret;
 
@@ -200,6 +201,8 @@ static int front_from_client(struct front *f, struct front_conn *c,
 		return 0;
 	ret = frame_scan(&c->fr, c->in + c->in_ok, c->in_len - c->in_ok, &ok);
 	c->in_ok += ok;
+	if (c->fr.heads != heads)
+		guard_pending(f->guard, c->hc);
 	if (ret) {
 		c->in_len = c->in_ok; /* what follows is not MHD's */
 		front_refuse(f, c);
@@ -431,6 +434,8 @@ static void front_add(struct front *f, int cfd, struct sockaddr_storage *ss,
 	if (front_watch(f, cfd, &c->end[0]) ||
 	    front_watch(f, c->pfd, &c->end[1]))
 		front_close(f, c);
+	else /* a client sends at once: its head stops it being evicted */
+		front_pump(f, c);
 }
 
 static void front_accept(struct front *f)

@@ -11,7 +11,8 @@
  *    that connected and sent nothing or trickles a head), then one idle
  *    between keep-alive requests (from the address with the most
  *    connections, then idle the longest), never one with a request in
- *    progress (request_timeout ends those). A served client from an
+ *    progress (request_timeout ends those; a request whose head the front
+ *    passed to MHD is in progress, handler or not). A served client from an
  *    address with few connections is the last to go: a flood of new
  *    connections evicts itself, not the clients it should crowd out. With
  *    no such connection the new one is refused (MHD closes it at once, it
@@ -50,6 +51,7 @@ struct httpd_conn {
 	unsigned served;   /* requests answered on this connection */
 	unsigned peers;	   /* open connections from addr, this one too */
 	bool busy;	   /* a request is in progress */
+	bool pending;	   /* its head passed the front, no handler yet */
 	bool doomed;	   /* shut down; waiting for MHD to close it */
 	char addr[64];	   /* the client, for log lines */
 };
@@ -102,6 +104,12 @@ struct httpd_conn *guard_conn(struct MHD_Connection *c);
 void guard_begin(struct httpd_guard *g, struct httpd_conn *hc);
 void guard_end(struct httpd_guard *g, struct httpd_conn *hc);
 unsigned guard_open(struct httpd_guard *g);
+/*
+ * The front passed a whole request head to MHD on @hc: a request is in
+ * progress from then on (not evicted), though MHD, slower under a flood
+ * than the front's accepts, has not yet called its handler.
+ */
+void guard_pending(struct httpd_guard *g, struct httpd_conn *hc);
 /*
  * Requests MHD completed on @hc; with @wait, guard_end() calls
  * served_cb for @hc from now on (the front waits for one).

@@ -14,8 +14,9 @@ per_ip_connection_limit 16). Meanwhile, from 127.0.0.250:
 Each runs SECONDS. Prints a Markdown table: for each build given and each
 server, the share of requests answered 200.
 
-usage: flood.py SCHEMA_DIR NAME=BUILD_DIR... (env: IDLE=2000 SLOW=200
-       ADDRS=300 SECONDS=30 RATE=2000)
+usage: flood.py SCHEMA_DIR NAME=BUILD_DIR[,SCHEMA_DIR]... (env: IDLE=2000
+       SLOW=200 ADDRS=300 SECONDS=30 RATE=2000); a build's own SCHEMA_DIR
+       when it needs another than the first argument (an older tree).
 """
 import json
 import os
@@ -75,15 +76,21 @@ def fresh(port, request, seconds, out):
     """A new connection (Connection: close) per request, every 0.5 s."""
     req = request.replace(b"Host: t\r\n", b"Host: t\r\nConnection: close\r\n", 1)
     ok = total = 0
+    why = {}
     end = time.monotonic() + seconds
     nxt = time.monotonic()
     while time.monotonic() < end:
         total += 1
-        got, _, _ = H.raw(port, req, src="127.0.0.251", timeout=5)
-        ok += H.statuses(got[:64]) == [200]
+        got, closed, took = H.raw(port, req, src="127.0.0.251", timeout=5)
+        st = H.statuses(got[:64])
+        ok += st == [200]
+        if st != [200]:
+            k = "status %s" % st if st else (
+                "closed, no answer" if closed else "no answer in 5 s")
+            why[k] = why.get(k, 0) + 1
         nxt += 0.5
         time.sleep(max(0.0, nxt - time.monotonic()))
-    out.extend([ok, total])
+    out.extend([ok, total, why])
 
 
 def measure(port, request, env):
@@ -101,19 +108,24 @@ def measure(port, request, env):
         churn = (flood.closed - closed0) / (time.monotonic() - t0)
     finally:
         flood.stop()
+    for f in ka.failures + ["%s x%d" % kv for kv in fr[2].items()]:
+        sys.stderr.write("  failure: %s\n" % f)
     return ok, total, fr[0], fr[1], churn
 
 
 def main():
-    schema = sys.argv[1]
-    builds = [a.split("=", 1) for a in sys.argv[2:]]
+    builds = []
+    for a in sys.argv[2:]:
+        name, rest = a.split("=", 1)
+        build, _, schema = rest.partition(",")
+        builds.append((name, build, schema or sys.argv[1]))
     env = {k: int(os.environ.get(k, d)) for k, d in
            (("IDLE", 2000), ("SLOW", 200), ("ADDRS", 300), ("SECONDS", 30),
             ("RATE", 2000))}
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     rows = []
-    for name, build in builds:
+    for name, build, schema in builds:
         for server, starter, request in (
                 ("collector", start_collector, report_request()),
                 ("exporter /metrics", start_exporter,

@@ -5,16 +5,19 @@
 # addresses, reopened as the server closes them): the share of requests
 # answered, for each build given. Prints a Markdown table (flood.py).
 #
-#   bash bench/flood/run.sh NAME=BUILD_DIR [NAME=BUILD_DIR...]
+#   bash bench/flood/run.sh NAME=BUILD_DIR[,SCHEMA_DIR] [NAME=BUILD_DIR...]
 #   IDLE=2000 SLOW=200 ADDRS=300 SECONDS=30 RATE=2000 bash bench/flood/run.sh ...
 #
-# e.g. before=/tmp/main-build after=build: each BUILD_DIR needs
-# collector/ibpulse-collector and exporter/ibpulse-exporter.
+# e.g. before=/tmp/old-build,/tmp/old-src/schema after=build: each
+# BUILD_DIR needs collector/ibpulse-collector and exporter/ibpulse-exporter;
+# SCHEMA_DIR is the schema that build's collector needs (default: this
+# tree's).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 NAME=BUILD_DIR..." >&2; exit 2; }
 for a in "$@"; do
 	b=${a#*=}
+	b=${b%%,*}
 	for exe in collector/ibpulse-collector exporter/ibpulse-exporter; do
 		[ -x "$b/$exe" ] || { echo "no $b/$exe: build it first" >&2; exit 1; }
 	done

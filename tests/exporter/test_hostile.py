@@ -146,7 +146,8 @@ def check_memory_ceiling(procs, tmp, schema_dir):
                    stdout=subprocess.DEVNULL, timeout=120)
     p, port = start(procs, tmp, "ceiling", ["--db", db, "--listen", "127.0.0.1"],
                     "max_body_bytes = 16000000\nmax_inflight_bytes = 24000000\n")
-    size = len(scrape(port, timeout=10)[1])
+    # the first render of an 8 MB body: seconds on a loaded 2-core machine
+    size = len(scrape(port, timeout=60)[1])
     H.check(size > 6e6, "the body is %d bytes" % size)
     rss0 = rss_kb(p.pid)
     w = sqlite3.connect(db, isolation_level=None)
@@ -184,7 +185,7 @@ def check_memory_ceiling(procs, tmp, schema_dir):
             s.close()
         w.close()
     H.wait_for("a scrape once the readers left",
-               lambda: scrape(port, timeout=10)[0] == 200, timeout=20)
+               lambda: scrape(port, timeout=30)[0] == 200, timeout=60)
     procs.stop_clean(p)
 
 
