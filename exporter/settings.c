@@ -39,8 +39,9 @@ const struct conf_opt exporter_conf_opts[] = {
 	 "body (0: no limit)"},
 	{"exporter", "max_connections", CONF_INT, S(max_connections), "64", 1,
 	 65535,
-	 "open connections at most; when full, the connection idle the "
-	 "longest (or the slowest scrape) is closed to admit a new one"},
+	 "open connections at most; when full, one that never completed a "
+	 "request (oldest first), else an idle keep-alive one, is closed to "
+	 "admit a new one"},
 	{"exporter", "per_ip_connection_limit", CONF_INT,
 	 S(per_ip_connection_limit), "16", 0, 65535,
 	 "concurrent connections per client address (0: unlimited)"},
