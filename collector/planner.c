@@ -703,7 +703,9 @@ static int pc_schedule(struct pctx *c, const struct planner_confirm *cf,
 		ret = pc_place(c, &c->edges[i]);
 	if (ret)
 		return ret;
-	qsort(p->tests, p->n_tests, sizeof(*p->tests), planner_cmp_test);
+	if (p->n_tests > 1)
+		qsort(p->tests, p->n_tests, sizeof(*p->tests),
+		      planner_cmp_test);
 	return 0;
 }
 

@@ -243,7 +243,7 @@ int planner_confirm(const struct planner_opts *o,
 		ret = cf_mark(&c, &plan->tests[i]);
 	if (!ret)
 		ret = planner_ctx_confirm(&c, cf, ncf);
-	if (!ret)
+	if (!ret && plan->n_tests > 1)
 		qsort(plan->tests, plan->n_tests, sizeof(*plan->tests),
 		      planner_cmp_test);
 	planner_ctx_free(&c);
