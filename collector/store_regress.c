@@ -852,26 +852,19 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 	return ret > 0 ? 0 : ret;
 }
 
-static int regress_ends(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && !strcmp(s + n - k, suffix);
-}
-
 /*
  * Does @test measure @metric? Probes of 0.1.0 before this check sent a
  * bandwidth of 0 with every latency test (the probe now sends none), which
  * would give the link a bandwidth baseline of 0 and series for it; the
- * test type says which figure is the link's. A test named neither *_bw
- * nor *_lat is judged by whatever figures it carries.
+ * test's kind (the test API's one classifier) says which figure is the
+ * link's. A test it does not know is judged by whatever figures it
+ * carries.
  */
 static int regress_measures(const char *test, enum baseline_metric metric)
 {
-	if (!test || !(regress_ends(test, "_bw") || regress_ends(test, "_lat")))
-		return 1;
-	return regress_ends(test,
-			    metric == BASELINE_BANDWIDTH ? "_bw" : "_lat");
+	return testapi_test_measures(test, metric == BASELINE_BANDWIDTH
+						   ? TESTAPI_METRIC_BANDWIDTH
+						   : TESTAPI_METRIC_LATENCY);
 }
 
 int store_regress_result(struct store *st, const char *host,

@@ -113,6 +113,7 @@ int dtest_params(const struct dtest_job *job, const char *sysfs_root,
 		snprintf(p->peer_device, sizeof(p->peer_device), "%s",
 			 job->peer_device);
 		p->peer_ib_port = job->peer_ib_port;
+		p->dlid = job->dlid;
 		/* A plan entry's ticket (control protocol v3); @job outlives
 		 * @p. */
 		if (job->has_ticket)
@@ -205,6 +206,10 @@ static json_t *dtest_params_json(const struct dtest_job *job,
 				    json_integer(res->used.pkey));
 		json_object_set_new(o, "used_iters",
 				    json_integer(res->used.iters));
+		/* typed (testapi.h): which of the peer's LIDs, when chosen */
+		if (res->used.dlid)
+			json_object_set_new(o, TESTAPI_PARAM_DLID,
+					    json_integer(res->used.dlid));
 	}
 	return o;
 }
