@@ -464,6 +464,10 @@ int localize_run(const struct loc_opts *o, struct loc_elem *e, size_t ne,
 		ret = lc_greedy(&c);
 	if (!ret)
 		lc_finish(&c);
+	if (!ret) {
+		out->covered = c.covered; /* theirs now */
+		c.covered = NULL;
+	}
 	lc_free(&c);
 	if (ret)
 		localize_result_free(out);
@@ -473,5 +477,6 @@ int localize_run(const struct loc_opts *o, struct loc_elem *e, size_t ne,
 void localize_result_free(struct loc_result *r)
 {
 	free(r->picks);
+	free(r->covered);
 	memset(r, 0, sizeof(*r));
 }

@@ -120,8 +120,9 @@ struct loc_pick {
 struct loc_result {
 	struct loc_pick *picks;
 	size_t n_picks;
-	unsigned bad_tests;	  /* bad tests in the window */
-	unsigned bad_explained;	  /* ... explained by a named pick */
+	uint32_t *covered;	/* per test: the pick explaining it; LOC_NONE */
+	unsigned bad_tests;	/* bad tests in the window */
+	unsigned bad_explained; /* ... explained by a named pick */
 	unsigned bad_unexplained; /* ... by no pick at all */
 };
 

@@ -107,8 +107,9 @@ struct store {
 	struct map *caps;	/* host -> struct tcap (store_tests.c) */
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
 
-	struct store_fabric *fabric; /* store_fabric.c */
-	struct store_route *route;   /* store_route.c */
+	struct store_fabric *fabric;	 /* store_fabric.c */
+	struct store_route *route;	 /* store_route.c */
+	struct store_localize *localize; /* store_localize.c; NULL: off */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

@@ -14,12 +14,15 @@
  *   4. a result that is neither bad nor taken while a regression is open
  *      feeds the link's baseline and its two ports' pools;
  *   5. a judged result is evidence about the ports and devices of both
- *      ends (store_evidence.h), whatever this link's history.
+ *      ends (store_evidence.h), whatever this link's history, and a
+ *      test of the links and switches its data crossed
+ *      (store_localize.h).
  */
 #include "store_regress_int.h"
 #include "expected.h"
 #include "store_evidence.h"
 #include "store_int.h"
+#include "store_localize.h"
 #include "testapi.h"
 
 #include <errno.h>
@@ -155,7 +158,10 @@ int store_regress_flush(struct store *st, double now)
 	for (size_t i = 0; !ret && i < rg->n_dirty; i++)
 		ret = regress_suspects(st, rg->dirty[i].profile,
 				       rg->dirty[i].metric, now);
-	/* after the group pairs: they explain bad results between groups */
+	/* after the group pairs, and the link and switch suspects
+	 * (store_localize.h): they explain bad results of the elements */
+	if (!ret)
+		ret = store_localize_flush(st, now);
 	if (!ret)
 		ret = store_evidence_flush(st, now);
 	store_regress_reset(st);
@@ -841,6 +847,9 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 		ret = judge(st, j, now);
 	if (!ret && j->bad >= 0)
 		ret = store_evidence_add(st, l->host, l->t, l->metric, l->value,
+					 j->b.b.median, j->bad, now);
+	if (!ret && j->bad >= 0)
+		ret = store_localize_add(st, l->host, l->t, l->metric, l->value,
 					 j->b.b.median, j->bad, now);
 	if (!ret && !j->was_open && j->bad != 1)
 		ret = feed(st, j, from, now);

@@ -194,6 +194,8 @@ static void test_bad_uplink(void **state)
 	assert_int_equal(w->r.picks[0].good, 0);
 	assert_int_equal(w->r.bad_unexplained, 0);
 	assert_int_equal(w->r.bad_explained, w->r.bad_tests);
+	for (size_t i = 0; i < w->nt; i++)
+		assert_int_equal(w->r.covered[i], w->t[i].bad ? 0 : LOC_NONE);
 	/* the hosts behind it are not picked: it explains their tests */
 	for (int h = PER; h < 2 * PER; h++) {
 		assert_int_equal(w->e[PORT(h)].st.pick, LOC_NONE);
