@@ -137,11 +137,16 @@ static int lc_index(struct lctx *c)
 	return c->list ? 0 : -ENOMEM;
 }
 
-/* Each element's counts, good run and gain. */
+/*
+ * Each element's counts, good run and gain. Good tests count from its
+ * first bad one on: a fault starts at some time, and the tests before it
+ * say nothing of it (an element without bad tests counts them all).
+ */
 static void lc_stats(struct lctx *c)
 {
 	for (size_t x = 0; x < c->ne; x++) {
 		struct loc_stat *s = &c->e[x].st;
+		unsigned good_all = 0;
 		int run = 1;
 
 		*s = (struct loc_stat){.first_bad = NAN,
@@ -157,11 +162,14 @@ static void lc_stats(struct lctx *c)
 				if (isnan(s->last_bad))
 					s->last_bad = t->started;
 				s->first_bad = t->started;
+				s->good = good_all; /* the good ones after it */
 			} else {
-				s->good++;
+				good_all++;
 				s->good_run += run;
 			}
 		}
+		if (!s->bad)
+			s->good = good_all;
 		c->cur[x] = s->bad;
 		s->gain = localize_llr(s->bad, s->good, c->o->noise) +
 			  c->e[x].bonus;

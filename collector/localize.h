@@ -19,10 +19,12 @@
  *
  *     gain = B ln(p / noise) + G ln((1 - p) / (1 - noise)),  p = B / (B + G)
  *
- * where B are its unexplained bad tests and G its good ones: good tests
- * through an element exonerate it, and a link that only flaps still
- * scores. Evidence from elsewhere (its counters: symbol errors, link
- * downed, a degraded width or speed) adds a bonus. The pick must reach
+ * where B are its unexplained bad tests and G its good ones since its
+ * first bad test (a fault starts at some time: the tests before it say
+ * nothing of it): good tests through an element exonerate it, and a link
+ * that only flaps still scores. Evidence from elsewhere (its counters: symbol
+ * errors, link downed, a degraded width or speed) adds a bonus. The pick must
+ * reach
  * @min_gain and explain at least @bad_tests tests; a link or switch is
  * also refused when one host port is an end of all its bad tests (that
  * port explains them as well: more tests must tell), and a switch is
@@ -73,7 +75,9 @@ struct loc_opts {
 
 /* What one run says of one element. */
 struct loc_stat {
-	unsigned bad, good;	    /* its tests in the window */
+	unsigned bad;		    /* its bad tests in the window */
+	unsigned good;		    /* its good tests after its first bad
+				     * one (all when it has none) */
 	unsigned good_run;	    /* good tests in a row, newest first */
 	double first_bad, last_bad; /* started of its oldest and newest bad
 				     * test; NAN: none */

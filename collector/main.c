@@ -295,6 +295,8 @@ static int serve(struct cli *c)
 		.rail_label = s->rail_label,
 		.replan_interval = (double)s->replan_interval,
 		.plan_refresh = (double)s->plan_refresh,
+		.routes = s->localize_enabled,
+		.cover = s->localize_cover,
 	};
 	struct writer_opts wo = {
 		.max_batch_rows = s->max_batch_rows,

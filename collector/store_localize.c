@@ -93,6 +93,9 @@ void store_localize_close(struct store *st)
 		free(lz->el[i].device);
 	}
 	free(lz->el);
+	for (size_t i = 0; i < lz->n_flows; i++)
+		free(lz->flows[i].profile);
+	free(lz->flows);
 	map_free(lz->keys);
 	free(lz);
 	st->localize = NULL;
@@ -450,6 +453,33 @@ int lz_load(struct store *st)
 
 /* ---- a result in ---- */
 
+/* Remember where @profile's data flows (the planner's coverage). */
+static int lz_learn_flow(struct store_localize *lz, const char *profile,
+			 const struct testapi_kind *k)
+{
+	struct lz_flow *f;
+
+	for (size_t i = 0; i < lz->n_flows; i++)
+		if (!strcmp(lz->flows[i].profile, profile)) {
+			lz->flows[i].flow = k->flow;
+			lz->flows[i].bandwidth =
+				k->metric == TESTAPI_METRIC_BANDWIDTH;
+			return 0;
+		}
+	f = realloc(lz->flows, (lz->n_flows + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	lz->flows = f;
+	f = &f[lz->n_flows];
+	f->profile = strdup(profile);
+	if (!f->profile)
+		return -ENOMEM;
+	f->flow = k->flow;
+	f->bandwidth = k->metric == TESTAPI_METRIC_BANDWIDTH;
+	lz->n_flows++;
+	return 0;
+}
+
 /* Not attributed: counted, and the reason kept for the coverage view. */
 static int lz_unrouted(struct store_localize *lz, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -647,6 +677,9 @@ int store_localize_add(struct store *st, const char *host,
 					   hosts[i], devs[i], ports[i]);
 	testapi_params_decode(t->params, &tp);
 	testapi_test_kind(t->test, tp.bidirectional, &kd);
+	ret = lz_learn_flow(lz, t->profile, &kd);
+	if (ret)
+		return ret;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -720,7 +753,7 @@ int store_localize_explains(struct store *st, int64_t element, double started)
 	return 0;
 }
 
-int store_localize_confirms(struct store *st, struct localize_link **out,
+int store_localize_confirms(struct store *st, struct planner_link **out,
 			    size_t *n)
 {
 	struct store_localize *lz = st->localize;
@@ -740,9 +773,28 @@ int store_localize_confirms(struct store *st, struct localize_link **out,
 			const struct lz_el *e =
 				&lz->el[lz->kinds[i].confirm[j]];
 
-			(*out)[(*n)++] = (struct localize_link){
+			(*out)[(*n)++] = (struct planner_link){
 				e->guid, e->port, lz->kinds[i].profile};
 		}
+	return 0;
+}
+
+int store_localize_flows(struct store *st, struct planner_flow **out, size_t *n)
+{
+	struct store_localize *lz = st->localize;
+
+	*out = NULL;
+	*n = 0;
+	if (!lz || !lz->n_flows)
+		return 0;
+	*out = calloc(lz->n_flows, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < lz->n_flows; i++)
+		(*out)[i] = (struct planner_flow){lz->flows[i].profile,
+						  lz->flows[i].flow,
+						  lz->flows[i].bandwidth};
+	*n = lz->n_flows;
 	return 0;
 }
 

@@ -20,7 +20,9 @@
 
 #include "baseline.h"
 #include "localize.h"
+#include "planner.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,20 +65,21 @@ int store_localize_flush(struct store *st, double now);
  */
 int store_localize_explains(struct store *st, int64_t element, double started);
 
-/* A link between switches, by its egress end, for the planner. */
-struct localize_link {
-	uint64_t guid;
-	unsigned port;
-	const char *profile; /* valid until the next flush */
-};
-
 /*
  * store_localize_confirms() - the links that need confirmation tests
  * (localize.h: a bad test no suspect explains, too few good ones since),
  * in *@out (free()); their profile strings live until the next flush.
  */
-int store_localize_confirms(struct store *st, struct localize_link **out,
+int store_localize_confirms(struct store *st, struct planner_link **out,
 			    size_t *n);
+
+/*
+ * store_localize_flows() - where each profile's data flows, as its
+ * results said (testapi.h's classifier of their test), in *@out
+ * (free()); the strings live as long as the store.
+ */
+int store_localize_flows(struct store *st, struct planner_flow **out,
+			 size_t *n);
 
 /* Changes whenever the links needing confirmation may have changed. */
 uint64_t store_localize_version(struct store *st);
@@ -89,6 +92,26 @@ struct store_localize_status {
 	char why[192];		       /* the last reason one had none */
 };
 void store_localize_status(struct store *st, struct store_localize_status *s);
+
+/* "covered", "duty_cycle", "no_route", "no_probe", "off". */
+const char *store_localize_why_name(enum planner_why w);
+
+/*
+ * store_localize_cover_save() - the link coverage of planned period
+ * @period (fabric_link_cover, fabric_link_uncovered; the two newest
+ * periods kept). Nothing without routes. 0 or a negative errno.
+ */
+int store_localize_cover_save(struct store *st, unsigned long long period,
+			      const struct planner_cover *pc);
+
+/*
+ * store_localize_cover_json() - the coverage view's "fabric_links": the
+ * routes (known or why not), the plan's link coverage @pc (may be NULL),
+ * and how many judged tests were attributed to their paths, as a new
+ * object in *@out. 0 or -ENOMEM.
+ */
+int store_localize_cover_json(struct store *st, const struct planner_cover *pc,
+			      json_t **out);
 
 /* Delete @host's tests (and forget the window). */
 int store_localize_retire(struct store *st, const char *host, size_t *changes);

@@ -30,6 +30,10 @@ enum lsql {
 	LSQL_COUNTERS,
 	LSQL_RETIRE,
 	LSQL_PRUNE,
+	LSQL_COVER_DEL,
+	LSQL_COVER_INS,
+	LSQL_UNCOV_DEL,
+	LSQL_UNCOV_INS,
 	LSQL_COUNT
 };
 
@@ -76,8 +80,17 @@ struct lz_kind {
 	size_t n_expl;
 };
 
+/* Where a profile's data flows, as its results said. */
+struct lz_flow {
+	char *profile;
+	unsigned flow;
+	int bandwidth;
+};
+
 struct store_localize {
 	struct store_localize_opts o;
+	struct lz_flow *flows;
+	size_t n_flows;
 	sqlite3_stmt *s[LSQL_COUNT];
 	struct map *keys; /* element key -> index + 1 */
 	struct lz_el *el;

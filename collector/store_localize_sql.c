@@ -75,12 +75,24 @@ static const char *const lsql_text[LSQL_COUNT] = {
 		"ORDER BY h.ts LIMIT 1), s.value) "
 		"FROM fabric_port p LEFT JOIN fabric_series s ON s.port_id = p.id "
 		"AND s.name IN (" LZ_COUNTER_NAMES ") "
-		"WHERE p.node_guid = :guid AND p.port = :port",
+		"WHERE p.node_guid = :guid AND p.port = :port ORDER BY s.name",
 	[LSQL_RETIRE] =
 		"DELETE FROM localize_test WHERE a_host = :host OR b_host = :host",
 	[LSQL_PRUNE] =
 		"DELETE FROM fabric_suspect WHERE id IN (SELECT id FROM fabric_suspect "
 		"WHERE closed IS NOT NULL AND closed < :cutoff LIMIT :batch)",
+	[LSQL_COVER_DEL] =
+		"DELETE FROM fabric_link_cover WHERE period = :period OR period < :period - 1",
+	[LSQL_COVER_INS] =
+		"INSERT INTO fabric_link_cover (period, state, links) "
+		"VALUES (:period, :state, :links)",
+	[LSQL_UNCOV_DEL] =
+		"DELETE FROM fabric_link_uncovered WHERE period = :period "
+		"OR period < :period - 1",
+	[LSQL_UNCOV_INS] =
+		"INSERT OR REPLACE INTO fabric_link_uncovered (period, a_node_guid, "
+		"a_port, b_node_guid, b_port, reason) VALUES (:period, :a_guid, :a_port, "
+		":b_guid, :b_port, :reason)",
 };
 /* clang-format on */
 
