@@ -9,6 +9,7 @@
 #include "snapshot.h"
 #include "dbread.h"
 #include "fabric_snap.h"
+#include "fabric_suspect.h"
 #include "shard.h"
 
 #include <errno.h>
@@ -346,6 +347,8 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = read_regress(db, sn, o, err, errlen);
 	if (!ret)
 		ret = fabric_read(db, o, sn, err, errlen);
+	if (!ret)
+		ret = fsus_read(db, o, &sn->fsus, err, errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
@@ -365,5 +368,6 @@ void snapshot_free(struct snapshot *s)
 	results_free(s->results);
 	regress_free(s->regress);
 	fabric_snap_free(s->fabric);
+	fsus_free(s->fsus);
 	free(s);
 }

@@ -275,8 +275,11 @@ class LocalizeTest(LocalizeBase):
 
 
 class LocalizeLmcTest(LocalizeBase):
-    """LMC 2: each port owns 4 LIDs, each routed over a spine."""
+    """LMC 2: each port owns 4 LIDs, each routed over a spine. Sixteen
+    probes plan few tests: confirmations may take as many (the cap is
+    confirm_share of the plan)."""
     LMC = 2
+    CONFIG = ta.PLANNER + "plan_refresh = 5\nconfirm_share = 1\n"
 
     def plan_entries(self):
         out = []
