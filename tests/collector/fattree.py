@@ -12,14 +12,16 @@ subnets of tests/fabric/ and bench/ serve real tables from OpenSM.
 
 
 class FatTree:
-    def __init__(self, leaves, per, spines, lmc=0):
+    def __init__(self, leaves, per, spines, lmc=0, prefix="h", first_lid=0):
         self.leaves, self.per, self.spines, self.lmc = leaves, per, spines, lmc
         self.hosts = leaves * per
         self.span = 1 << lmc
+        self.prefix = prefix
+        self.first_lid = first_lid  # hosts' LIDs from there (0: next)
 
     # names, GUIDs and LIDs
     def host(self, i):
-        return "h%02d" % i
+        return "%s%02d" % (self.prefix, i)
 
     def host_guid(self, i):
         return 0x0002c90300000001 + i
@@ -32,7 +34,8 @@ class FatTree:
 
     def host_lid(self, i):
         """The base LID: a multiple of 2^LMC, after the switches'."""
-        first = -(-(1 + self.leaves + self.spines) // self.span)
+        first = -(-max(1 + self.leaves + self.spines, self.first_lid) //
+                  self.span)
         return (first + i) * self.span
 
     def leaf_lid(self, leaf):
@@ -169,13 +172,13 @@ class FatTree:
                            "swept": when, "routed": when,
                            "nodes": self.nodes(extra)}}
 
-    def registration(self, i, ports=None):
+    def registration(self, i, ports=None, group=None):
         """POST /api/v1/register of host @i: one InfiniBand port."""
         return {"version": 1, "host": self.host(i),
                 "responder": {"address": "10.0.%d.%d" % (i // 250,
                                                          i % 250 + 1),
                               "port": 18515},
-                "labels": {"leaf": "leaf%03d" % self.leaf_of(i)},
+                "labels": {"leaf": group or "leaf%03d" % self.leaf_of(i)},
                 "profiles": ["bw", "lat"],
                 "ports": ports or [{
                     "device": "mlx5_0", "port": 1, "state": 4,
