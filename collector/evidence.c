@@ -25,27 +25,47 @@ static int counts_bad(const struct evidence_row *r)
 	return r->bad && !r->explained;
 }
 
-/* Count the distinct peers and via ports of the bad rows that count. */
+/* Count the distinct peers of the bad rows that count. */
 static void count_bad(const struct evidence_row *r, size_t n,
 		      struct evidence_verdict *v)
 {
 	for (size_t i = 0; i < n; i++) {
-		int seen_peer = 0, seen_port = 0;
+		int seen_peer = 0;
 
 		if (!counts_bad(&r[i]))
 			continue;
-		for (size_t j = 0; j < i; j++) {
-			if (!counts_bad(&r[j]))
-				continue;
-			seen_peer |= r[j].peer == r[i].peer;
-			seen_port |= r[j].via_port == r[i].via_port;
-		}
+		for (size_t j = 0; j < i && !seen_peer; j++)
+			seen_peer = counts_bad(&r[j]) && r[j].peer == r[i].peer;
 		if (!seen_peer) {
 			v->peers_bad++;
 			v->peers_exonerating += r[i].peer_fine ? 1 : 0;
 		}
-		if (!seen_port)
-			v->ports_bad++;
+	}
+}
+
+/*
+ * Each via port of the window, once: bad when more of its results count
+ * bad than are good, good when more are good. A device fault shows on
+ * every port; a port fault on one while the others stay good.
+ */
+static void count_ports(const struct evidence_row *r, size_t n,
+			struct evidence_verdict *v)
+{
+	for (size_t i = 0; i < n; i++) {
+		int bad = 0, good = 0, seen = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = r[j].via_port == r[i].via_port;
+		if (seen)
+			continue;
+		for (size_t j = i; j < n; j++) {
+			if (r[j].via_port != r[i].via_port)
+				continue;
+			bad += counts_bad(&r[j]);
+			good += !r[j].bad;
+		}
+		v->ports_bad += bad > good;
+		v->ports_good += good > bad;
 	}
 }
 
@@ -128,6 +148,7 @@ void evidence_judge(const struct evidence_opts *o, const struct evidence_row *r,
 			v->worst = r[i].value;
 	}
 	count_bad(r, n, v);
+	count_ports(r, n, v);
 	v->ports_clear = count_clear(r, n);
 	v->figure = median_of(vals, nb);
 	v->baseline = median_of(bases, nb);

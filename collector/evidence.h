@@ -66,7 +66,9 @@ struct evidence_verdict {
 	unsigned explained;		/* bad but explained */
 	unsigned peers_bad;		/* distinct peers of the bad results */
 	unsigned peers_exonerating;	/* of those, exonerating */
-	unsigned ports_bad;		/* distinct via_port of bad results */
+	unsigned ports_bad;		/* via ports mostly bad (more counted
+					 * bad than good results) */
+	unsigned ports_good;		/* via ports mostly good */
 	unsigned ports_clear;		/* distinct other via_port with a good
 					 * result after the first bad one */
 	unsigned good_run;		/* good in a row, newest first */

@@ -47,6 +47,7 @@ enum http_route {
 	ROUTE_REGRESSIONS,
 	ROUTE_ENROL,
 	ROUTE_ROUTE,
+	ROUTE_HOST_HEALTH,
 };
 
 /* Fixed paths: route, method, whether the admin token is needed. */
@@ -65,14 +66,15 @@ static const struct {
 	{"/api/v1/route", MHD_HTTP_METHOD_GET, ROUTE_ROUTE, 1},
 };
 
-/* POST /api/v1/hosts/NAME/ACTION */
+/* /api/v1/hosts/NAME/ACTION */
 static const struct {
-	const char *suffix;
+	const char *suffix, *method;
 	enum http_route route;
 } http_host_actions[] = {
-	{"/retire", ROUTE_RETIRE},
-	{"/pause", ROUTE_PAUSE},
-	{"/resume", ROUTE_RESUME},
+	{"/retire", MHD_HTTP_METHOD_POST, ROUTE_RETIRE},
+	{"/pause", MHD_HTTP_METHOD_POST, ROUTE_PAUSE},
+	{"/resume", MHD_HTTP_METHOD_POST, ROUTE_RESUME},
+	{"/health", MHD_HTTP_METHOD_GET, ROUTE_HOST_HEALTH},
 };
 
 enum http_state {
@@ -213,7 +215,7 @@ static int http_route_of(struct http_req *req, const char *url,
 		if (!http_host_target(url, http_host_actions[i].suffix,
 				      req->target, sizeof(req->target))) {
 			req->route = http_host_actions[i].route;
-			*method = MHD_HTTP_METHOD_POST;
+			*method = http_host_actions[i].method;
 			return 0;
 		}
 	return -ENOENT;
@@ -267,11 +269,13 @@ static int http_authorize(struct http *h, struct http_req *req,
 	}
 	req->by_admin = is_admin;
 	if (is_admin &&
-	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME))
+	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME ||
+	     req->route == ROUTE_HOST_HEALTH))
 		return 0;
 	req->token_host = tok ? auth_host(h->opts.auth, tok, len) : NULL;
 	if (req->token_host &&
-	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME) &&
+	    (req->route == ROUTE_PAUSE || req->route == ROUTE_RESUME ||
+	     req->route == ROUTE_HOST_HEALTH) &&
 	    strcmp(req->token_host, req->target) != 0) {
 		char msg[320];
 
@@ -303,7 +307,7 @@ static int http_target_ok(struct http_req *req, enum MHD_Result *ret)
 			 .top = "the host name in the path"};
 
 	if (req->route != ROUTE_RETIRE && req->route != ROUTE_PAUSE &&
-	    req->route != ROUTE_RESUME)
+	    req->route != ROUTE_RESUME && req->route != ROUTE_HOST_HEALTH)
 		return 1;
 	if (!jdec_cstring(&d, req->target, strlen(req->target), REPORT_MAX_NAME,
 			  JDEC_HOST, &copy)) {
@@ -458,6 +462,7 @@ static enum MHD_Result http_answer(struct http_req *req)
 	case ROUTE_COVERAGE:
 	case ROUTE_REGRESSIONS:
 	case ROUTE_ROUTE:
+	case ROUTE_HOST_HEALTH:
 		return http_send_text(conn, &job->answer);
 	case ROUTE_RESULTS:
 		return http_send(conn, MHD_HTTP_OK,
@@ -546,6 +551,8 @@ static enum MHD_Result http_process_tests(struct http_req *req)
 		return http_submit(req, WRITER_REGRESS);
 	case ROUTE_ROUTE:
 		return http_route(req);
+	case ROUTE_HOST_HEALTH:
+		return http_submit(req, WRITER_VERDICT);
 	default:
 		return http_error(req->conn, MHD_HTTP_NOT_FOUND,
 				  "no such endpoint");

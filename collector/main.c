@@ -184,6 +184,7 @@ static int open_store(const struct collector_settings *s, struct store **st)
 		.evidence = &s->suspect,
 		.group_label = s->group_label,
 		.localize = &lo,
+		.health = &s->health,
 		.results_max_age = (double)s->results_max_age,
 		.results_max_ahead = (double)s->results_max_ahead,
 		.results_period = (double)s->plan_period,

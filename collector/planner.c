@@ -226,7 +226,7 @@ uint64_t planner_gp_key(uint32_t g, uint32_t h)
 }
 
 /* Add the pair (u, v) unless known; 1 added, 0 known, -ENOMEM. */
-static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
+static int pc_edge(struct pctx *c, uint32_t u, uint32_t v, int pref)
 {
 	int ret = planner_pset_add(&c->pairs, planner_pair_key(u, v));
 
@@ -241,7 +241,7 @@ static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
 		c->edges = e;
 		c->cap_edges = cap;
 	}
-	c->edges[c->n_edges++] = (struct pedge){u, v};
+	c->edges[c->n_edges++] = (struct pedge){u, v, pref};
 	c->deg[u]++;
 	c->deg[v]++;
 	if (c->nodes[u].grp != c->nodes[v].grp &&
@@ -252,8 +252,11 @@ static int pc_edge(struct pctx *c, uint32_t u, uint32_t v)
 	return 1;
 }
 
-/* Goal 1: a matching of each class in this period's random order. */
-static int pc_match(struct pctx *c, const uint32_t *m, size_t n)
+/*
+ * Goal 1: matching @pref of class members @m[0..n) in this period's
+ * random order for that matching (c->deg counts this matching's edges).
+ */
+static int pc_match(struct pctx *c, const uint32_t *m, size_t n, int pref)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t u = m[i];
@@ -264,15 +267,72 @@ static int pc_match(struct pctx *c, const uint32_t *m, size_t n)
 		for (size_t j = i + 1; !ret && j < n && j <= i + PLANNER_SCAN;
 		     j++)
 			if (!c->deg[m[j]] && planner_ctx_ok(c, u, m[j]))
-				ret = pc_edge(c, u, m[j]);
+				ret = pc_edge(c, u, m[j], pref);
 		/* Nobody free nearby: a second test for someone. */
 		for (size_t t = 1; !ret && t < n && t <= PLANNER_FALLBACK; t++)
 			if (planner_ctx_ok(c, u, m[(i + t) % n]))
-				ret = pc_edge(c, u, m[(i + t) % n]);
+				ret = pc_edge(c, u, m[(i + t) % n], pref);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* Matching k's order within a class: a rank drawn from the period. */
+static int pc_cmp_rank(const void *x, const void *y, void *arg)
+{
+	const uint64_t *rank = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (rank[a] != rank[b])
+		return rank[a] < rank[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * How many matchings goal 1 makes: one per profile planned (each port is
+ * tested in each profile every period), as the duty budget allows.
+ */
+static unsigned pc_matchings(const struct pctx *c)
+{
+	unsigned n = (unsigned)c->o->n_profiles, budget;
+
+	for (size_t i = 0; !c->o->n_profiles && i < c->n_probes; i++)
+		if (c->pr[i].n_profiles > n)
+			n = (unsigned)c->pr[i].n_profiles;
+	budget =
+		(unsigned)floor(c->o->duty_cycle * planner_rounds(c->o) + 1e-9);
+	if (n > PLANNER_MAX_MATCH)
+		n = PLANNER_MAX_MATCH;
+	if (n > budget)
+		n = budget;
+	return n ? n : 1;
+}
+
+/* Goal 1, every matching of every class; @tmp holds a class's members. */
+static int pc_matchings_all(struct pctx *c, uint32_t *tmp, uint64_t *rank)
+{
+	unsigned nm = pc_matchings(c);
+	int ret = 0;
+
+	for (unsigned k = 0; !ret && k < nm; k++) {
+		memset(c->deg, 0, (c->n_nodes + 1) * sizeof(*c->deg));
+		for (size_t i = 0; k && i < c->n_nodes; i++)
+			rank[i] = planner_hash2(c->seed + k, i);
+		for (size_t cl = 0; !ret && cl < c->n_classes; cl++) {
+			const uint32_t *m = c->members + c->class_off[cl];
+			size_t n = c->class_off[cl + 1] - c->class_off[cl];
+
+			if (k) { /* another order, so other partners */
+				memcpy(tmp, m, n * sizeof(*tmp));
+				qsort_r(tmp, n, sizeof(*tmp), pc_cmp_rank,
+					rank);
+				m = tmp;
+			}
+			ret = pc_match(c, m, n, (int)k);
+		}
+	}
+	return ret;
 }
 
 static int pc_cmp_grp(const void *x, const void *y, void *arg)
@@ -297,7 +357,7 @@ static int pc_group_pair(struct pctx *c, const uint32_t *ga, size_t na,
 		if (planner_ctx_ok(c, u, v)) {
 			(*cura)++;
 			(*curb)++;
-			return pc_edge(c, u, v) < 0 ? -ENOMEM : 0;
+			return pc_edge(c, u, v, -1) < 0 ? -ENOMEM : 0;
 		}
 	}
 	return 0;
@@ -345,7 +405,7 @@ static int pc_mesh(struct pctx *c, const uint32_t *m, size_t n)
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
 			if (planner_ctx_ok(c, m[i], m[j]) &&
-			    pc_edge(c, m[i], m[j]) < 0)
+			    pc_edge(c, m[i], m[j], -1) < 0)
 				return -ENOMEM;
 	return 0;
 }
@@ -353,12 +413,11 @@ static int pc_mesh(struct pctx *c, const uint32_t *m, size_t n)
 static int pc_candidates(struct pctx *c)
 {
 	uint32_t *tmp = calloc(c->n_nodes + 1, sizeof(*tmp));
+	uint64_t *rank = calloc(c->n_nodes + 1, sizeof(*rank));
 	int mesh = c->n_probes < c->o->full_mesh_below;
-	int ret = tmp ? 0 : -ENOMEM;
+	int ret = tmp && rank ? pc_matchings_all(c, tmp, rank) : -ENOMEM;
 
-	for (size_t k = 0; !ret && k < c->n_classes; k++)
-		ret = pc_match(c, c->members + c->class_off[k],
-			       c->class_off[k + 1] - c->class_off[k]);
+	free(rank);
 	for (size_t k = 0; !ret && k < c->n_classes; k++) {
 		size_t n = c->class_off[k + 1] - c->class_off[k];
 
@@ -374,9 +433,10 @@ static int pc_candidates(struct pctx *c)
 
 /* ---- scheduling ---- */
 
-/* The profile of the pair (a, b) and its length; NULL: none in common. */
+/* The common profile number @pick (mod their count) of (a, b) and its
+ * length; NULL: none in common. */
 static const char *pc_profile(struct pctx *c, const struct planner_probe *a,
-			      const struct planner_probe *b, uint64_t h,
+			      const struct planner_probe *b, uint64_t pick,
 			      double *secs)
 {
 	const char *cand[PLANNER_MAX_CANDS];
@@ -402,8 +462,8 @@ static const char *pc_profile(struct pctx *c, const struct planner_probe *a,
 	}
 	if (!n)
 		return NULL;
-	*secs = len[h % n];
-	return cand[h % n];
+	*secs = len[pick % n];
+	return cand[pick % n];
 }
 
 static int pc_free(const struct pctx *c, const uint32_t *res, size_t nres,
@@ -497,8 +557,9 @@ static int pc_place(struct pctx *c, const struct pedge *e)
 	uint32_t u = (h & 1) ? e->v : e->u, v = (h & 1) ? e->u : e->v;
 	const struct pnode *a = &c->nodes[u], *b = &c->nodes[v];
 	double secs = 0;
-	const char *prof = pc_profile(c, &c->pr[a->probe], &c->pr[b->probe],
-				      h >> 1, &secs);
+	const char *prof =
+		pc_profile(c, &c->pr[a->probe], &c->pr[b->probe],
+			   e->pref >= 0 ? (uint64_t)e->pref : h >> 1, &secs);
 	int ret;
 
 	if (!prof) { /* no profile in common: visible, not silent */

@@ -3,8 +3,9 @@
  * The test planner: which port tests which, with what profile, when, in
  * one period. Pure logic (no SQL, no clock): the same input and period
  * number give the same plan. Goals, in priority order:
- *   1. every ACTIVE port is tested against some peer (a random matching
- *      within each class, re-drawn every period: rotation);
+ *   1. every ACTIVE port is tested against some peer in each profile (a
+ *      random matching within each class per profile, as many as the duty
+ *      budget holds, re-drawn every period: rotation);
  *   2. every pair of groups (values of an operator label, e.g. the leaf
  *      switch) is exercised by at least one test;
  *   3. below full_mesh_below hosts, every pair of ports in a class.

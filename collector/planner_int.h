@@ -14,6 +14,7 @@
 #define PLANNER_FALLBACK 4096 /* partners tried for a leftover port */
 #define PLANNER_TRIES 4	      /* members tried per side of a group pair */
 #define PLANNER_MAX_CANDS 64  /* profiles common to one pair */
+#define PLANNER_MAX_MATCH 4   /* goal 1's matchings: one per profile */
 
 struct pcover;
 
@@ -25,6 +26,8 @@ struct pnode {
 
 struct pedge {
 	uint32_t u, v; /* node indexes */
+	int pref;      /* goal 1's matching k: its k-th common profile;
+			* -1: one drawn from the pair */
 };
 
 /* A set of non-zero 64-bit keys, open addressing. */

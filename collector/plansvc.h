@@ -56,6 +56,15 @@ void plansvc_invalidate(struct plansvc *ps);
 int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,
 		      double now, char **out);
 
+/*
+ * plansvc_plan_fresh() - the same, outside any transaction, when the plan
+ * in memory needs nothing first; -EAGAIN when it must be made or added to
+ * (then plansvc_plan_json() in the writer's transaction). The writer
+ * answers most plan requests so, without waiting for a commit's fsync.
+ */
+int plansvc_plan_fresh(struct plansvc *ps, struct store *st, const char *host,
+		       double now, char **out);
+
 /* plansvc_coverage_json() - the coverage view at @now, as JSON text. */
 int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,
 			  char **out);

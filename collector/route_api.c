@@ -25,14 +25,14 @@ static int one_arg(const char *name, const char *text, unsigned *out, char *err,
 		snprintf(err, errlen,
 			 "%s: is required (a unicast LID, 1-%u, decimal or "
 			 "0x-hex)",
-			 name, ROUTE_LID_MAX);
+			 name, (unsigned)ROUTE_LID_MAX);
 		return -EINVAL;
 	}
 	if (route_lid_parse(text, out)) {
 		snprintf(err, errlen,
 			 "%s: '%.32s' is not a unicast LID (1-%u, decimal or "
 			 "0x-hex)",
-			 name, text, ROUTE_LID_MAX);
+			 name, text, (unsigned)ROUTE_LID_MAX);
 		return -EINVAL;
 	}
 	return 0;

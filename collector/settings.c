@@ -16,6 +16,82 @@
 
 #define S(f) offsetof(struct collector_settings, f)
 
+/* [health] (docs/health.md, "THRESHOLDS"): a reason's level, and for the
+ * counter reasons their threshold and window. */
+#define LEVEL_OPT(kind, key, def, help)                                        \
+	{                                                                      \
+		"health", key, CONF_STR, S(health.level_text[kind]), def, 0,   \
+			0, help " (failed, degraded or ignore)"                \
+	}
+#define RULE_OPTS(kind, key, mx, win, what)                                    \
+	{"health", key "_max",                                                 \
+	 CONF_INT, S(health.rule[kind].max),                                   \
+	 mx,	   0,                                                          \
+	 1e12,	   what " more than this within " key "_window_seconds"},      \
+	{                                                                      \
+		"health", key "_window_seconds", CONF_INT,                     \
+			S(health.rule[kind].window), win, 10, 604800,          \
+			"seconds " key "_max is counted over"                  \
+	}
+#define HEALTH_OPTS                                                            \
+	{"health",                                                             \
+	 "quiet_seconds",                                                      \
+	 CONF_INT,                                                             \
+	 S(health.quiet_seconds),                                              \
+	 "600",                                                                \
+	 0,                                                                    \
+	 604800,                                                               \
+	 "a reason holds the verdict this long after it was last seen "        \
+	 "(sticky)"},                                                          \
+		{"health",                                                     \
+		 "switch_ports",                                               \
+		 CONF_BOOL,                                                    \
+		 S(health.switch_ports),                                       \
+		 "true",                                                       \
+		 0,                                                            \
+		 0,                                                            \
+		 "judge the switch port facing each host port too (fabric "    \
+		 "pollers' sweeps)"},                                          \
+		LEVEL_OPT(HK_PORT_DOWN, "port_down", "failed",                 \
+			  "a port that was ACTIVE and is not"),                \
+		LEVEL_OPT(HK_LINK_DEGRADED, "link_degraded", "degraded",       \
+			  "a port below the rate it ran at, or its switch "    \
+			  "port below its enabled width or speed"),            \
+		LEVEL_OPT(HK_PCIE_DEGRADED, "pcie_degraded", "degraded",       \
+			  "an HCA's PCIe link below its maximum"),             \
+		LEVEL_OPT(HK_AER_FATAL, "aer_fatal", "failed",                 \
+			  "fatal PCIe AER errors since boot"),                 \
+		LEVEL_OPT(HK_SUSPECT_BANDWIDTH, "suspect_bandwidth", "failed", \
+			  "an open bandwidth suspect on the host's port or "   \
+			  "HCA"),                                              \
+		LEVEL_OPT(HK_SUSPECT_LATENCY, "suspect_latency", "degraded",   \
+			  "an open latency suspect"),                          \
+		LEVEL_OPT(HK_REGRESSION, "regression", "degraded",             \
+			  "an open regression on one of its links"),           \
+		LEVEL_OPT(HK_LINK_DOWNED, "link_downed", "failed",             \
+			  "link_downed rising (host or switch port)"),         \
+		RULE_OPTS(HK_LINK_DOWNED, "link_downed", "0", "900",           \
+			  "link_downed:"),                                     \
+		LEVEL_OPT(HK_CARRIER_CHANGES, "carrier_changes", "failed",     \
+			  "a RoCE netdev's carrier changes rising"),           \
+		RULE_OPTS(HK_CARRIER_CHANGES, "carrier_changes", "1", "900",   \
+			  "carrier_changes:"),                                 \
+		LEVEL_OPT(HK_LINK_ERROR_RECOVERY, "link_error_recovery",       \
+			  "failed", "link recoveries rising (flapping)"),      \
+		RULE_OPTS(HK_LINK_ERROR_RECOVERY, "link_error_recovery", "5",  \
+			  "60", "link_error_recovery:"),                       \
+		LEVEL_OPT(HK_SYMBOL_ERROR, "symbol_error", "degraded",         \
+			  "symbol errors rising"),                             \
+		RULE_OPTS(HK_SYMBOL_ERROR, "symbol_error", "120", "3600",      \
+			  "symbol_error:"),                                    \
+		LEVEL_OPT(HK_BUFFER_OVERRUN, "buffer_overrun", "failed",       \
+			  "excessive_buffer_overrun_errors rising"),           \
+		RULE_OPTS(HK_BUFFER_OVERRUN, "buffer_overrun", "0", "900",     \
+			  "excessive_buffer_overrun_errors:"),                 \
+		LEVEL_OPT(HK_COUNTER_SATURATED, "counter_saturated",           \
+			  "degraded",                                          \
+			  "one of those counters stuck at its maximum")
+
 const struct conf_opt collector_conf_opts[] = {
 	{"collector", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
 	 "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)"},
@@ -203,6 +279,7 @@ const struct conf_opt collector_conf_opts[] = {
 	 1000,
 	 "the evidence a link or switch needs: the natural log of how "
 	 "much likelier its tests are if it is at fault than if healthy"},
+	HEALTH_OPTS,
 	{0}};
 
 int collector_settings_init(struct collector_settings *s)
@@ -324,6 +401,8 @@ static int settings_finish(void *obj, char *err, size_t errlen)
 		ret = auth_load_file(s->auth, s->tokens_file, err, errlen);
 	if (!ret && s->enrol_secret_file)
 		ret = settings_enrol(s, err, errlen);
+	if (!ret)
+		ret = health_opts_check(&s->health, err, errlen);
 	return ret ? ret : settings_check(s, err, errlen);
 }
 

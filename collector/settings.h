@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "evidence.h"
 #include "conf.h"
+#include "health.h"
 #include "planner.h"
 
 struct auth;
@@ -71,6 +72,8 @@ struct collector_settings {
 	double localize_window; /* planner periods */
 	long long localize_bad, localize_good;
 	double localize_noise, localize_min_gain;
+	/* [health]: host health verdicts (docs/health.md) */
+	struct health_opts health;
 };
 
 extern const struct conf_opt collector_conf_opts[];

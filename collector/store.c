@@ -11,6 +11,7 @@
 #include "log.h"
 #include "map.h"
 #include "schema.h"
+#include "store_health.h"
 #include "store_regress.h"
 #include "store_tests.h"
 
@@ -245,6 +246,8 @@ int store_open(const struct store_opts *o, struct store **out)
 		ret = store_cache_new(st);
 	if (!ret)
 		ret = store_fabric_open(st);
+	if (!ret)
+		ret = store_health_prepare(st, o->health);
 	if (ret)
 		goto fail;
 	log_info("store: %s open, schema version %d, WAL, synchronous=FULL",
@@ -269,6 +272,7 @@ void store_close(struct store *st)
 	store_tests_finalize(st);
 	store_localize_close(st);
 	store_regress_finalize(st);
+	store_health_finalize(st);
 	if (st->db && sqlite3_close(st->db) != SQLITE_OK)
 		log_err("store: close: %s", sqlite3_errmsg(st->db));
 	free(st->path);
@@ -371,6 +375,8 @@ int store_retire(struct store *st, const char *host)
 	ret = store_tests_retire(st, host, &tests);
 	if (!ret)
 		ret = store_regress_retire(st, host, 0, &regress);
+	if (!ret)
+		ret = store_health_retire(st, host);
 	if (ret)
 		return ret;
 	if (rc == 0 && tests == 0)

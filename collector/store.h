@@ -22,6 +22,7 @@
 struct baseline_opts;
 struct evidence_opts;
 struct store_localize_opts;
+struct health_opts;
 struct report;
 struct store;
 
@@ -40,6 +41,8 @@ struct store_opts {
 	const char *group_label; /* probe label naming a host's group */
 	/* where in the fabric (store_localize.h); NULL: off */
 	const struct store_localize_opts *localize;
+	/* host health verdicts (store_health.h); NULL: not judged */
+	const struct health_opts *health;
 	/* What one host's results may add (store_results(); docs/api.md) */
 	double results_max_age;		/* "started" at most this far back */
 	double results_max_ahead;	/* ... and at most this far ahead */

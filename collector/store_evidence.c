@@ -12,6 +12,7 @@
 #include "log.h"
 #include "report.h"
 #include "store_evidence_int.h"
+#include "store_health.h"
 #include "store_int.h"
 #include "store_localize.h"
 #include "store_regress_int.h"
@@ -467,6 +468,27 @@ static int ev_close_ports(struct store *st, struct store_evidence *ev,
 	return ret;
 }
 
+/* The windows of device @e's ports start after @from (judged again). */
+static int ev_fresh_ports(struct store *st, struct store_evidence *ev,
+			  const struct ev_el *e, double from,
+			  struct ev_ids *redo)
+{
+	sqlite3_stmt *s = evidence_stmt(ev, ESQL_DEV_PORTS_FRESH);
+	int rc, ret = 0;
+
+	evidence_text(s, ":host", e->host);
+	evidence_text(s, ":device", e->device);
+	evidence_text(s, ":profile", e->profile);
+	evidence_text(s, ":metric", e->metric);
+	evidence_real(s, ":from", from);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		ret = redo ? ev_ids_push(redo, sqlite3_column_int64(s, 0)) : 0;
+	sqlite3_reset(s);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_err(st, rc, "device ports");
+	return ret;
+}
+
 /* What one judgement changed, for the caller's queue. */
 struct ev_change {
 	int suspect; /* opened or closed a suspect */
@@ -497,19 +519,26 @@ static int ev_decide(struct store *st, struct store_evidence *ev,
 		if (!why)
 			return 0;
 		ret = ev_close(st, ev, e->suspect, why, now);
-		/* a fresh window: old bad results cannot reopen it */
-		if (!strcmp(why, "recovered") && n)
+		/* a fresh window: old bad results cannot reopen it; a
+		 * device's ports start afresh too (it explained theirs) */
+		if (!strcmp(why, "recovered") && n) {
 			e->window_from = r[0].started;
+			if (!ret && !port)
+				ret = ev_fresh_ports(st, ev, e, r[0].started,
+						     redo);
+		}
 		e->suspect = 0;
 		ch->suspect = 1;
 		return ret;
 	}
 	if (!v->suspect || !n || (port && dev))
 		return 0;
-	if (!port && v->ports_bad < 2) {
+	/* A device: every port it was judged through mostly bad, two at
+	 * least, or its PCIe link degraded; else a port is the suspect. */
+	if (!port && (v->ports_bad < 2 || v->ports_good)) {
 		ret = ev_pcie_degraded(st, ev, e);
 		if (ret <= 0)
-			return ret; /* one port alone: it is the suspect */
+			return ret;
 	}
 	ret = ev_open(st, ev, e, v, &r[0], now, &e->suspect);
 	if (!ret && !port)
@@ -585,6 +614,9 @@ static int ev_judge_one(struct store *st, struct store_evidence *ev, int64_t id,
 	ch->confirm = confirm != e.confirm;
 	if (!ret)
 		ret = ev_save(st, ev, &e, &v, r, n, confirm, now);
+	/* the host's verdict names its open suspects (store_health.h) */
+	if (!ret && ch->suspect)
+		ret = store_health_host(st, e.host, now);
 	ev_el_free(&e);
 	return ret;
 }

@@ -66,6 +66,10 @@ static const char *const esql_text[ESQL_COUNT] = {
 		"SELECT id, suspect_id FROM element WHERE kind = 'port' AND host = :host "
 		"AND device = :device AND profile = :profile AND metric = :metric "
 		"AND suspect_id IS NOT NULL",
+	[ESQL_DEV_PORTS_FRESH] =
+		"UPDATE element SET window_from = :from WHERE kind = 'port' "
+		"AND host = :host AND device = :device AND profile = :profile "
+		"AND metric = :metric AND window_from < :from RETURNING id",
 	[ESQL_PCIE] =
 		"SELECT d.pcie_cur_speed_gts, d.pcie_max_speed_gts, d.pcie_cur_width, "
 		"d.pcie_max_width FROM host h JOIN device d ON d.host_id = h.id "

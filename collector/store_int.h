@@ -110,6 +110,7 @@ struct store {
 	struct store_fabric *fabric;	 /* store_fabric.c */
 	struct store_route *route;	 /* store_route.c */
 	struct store_localize *localize; /* store_localize.c; NULL: off */
+	struct store_health *health;	 /* store_health.c; NULL: off */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

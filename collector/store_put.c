@@ -8,6 +8,7 @@
  */
 #include "store_int.h"
 #include "store_fabric.h"
+#include "store_health.h"
 #include "log.h"
 #include "map.h"
 #include "report.h"
@@ -606,5 +607,7 @@ int store_put_report(struct store *st, const struct report *r, double now,
 	}
 	if (!ret && r->fabric)
 		ret = store_fabric_put(st, r, now, stats);
+	if (!ret)
+		ret = store_health_report(st, r, now);
 	return ret;
 }

@@ -32,12 +32,17 @@ static const char *const rsql_text[RSQL_COUNT] = {
 		"< ?2 OR rowid NOT IN (SELECT rowid FROM baseline_sample WHERE "
 		"link_id = ?1 ORDER BY started DESC LIMIT ?3))",
 	[RSQL_SAMPLE_CLEAR] = "DELETE FROM baseline_sample WHERE link_id = ?1",
-	[RSQL_POOL] = "SELECT s.value FROM link_state l JOIN baseline_sample s "
-		      "ON s.link_id = l.id WHERE l.profile = ?4 AND l.metric = "
-		      "?5 AND ((l.a_host = ?1 AND l.a_device = ?2 AND l.a_port "
-		      "= ?3) OR (l.b_host = ?1 AND l.b_device = ?2 AND "
-		      "l.b_port = ?3)) AND s.started >= ?6 ORDER BY s.started "
-		      "DESC LIMIT ?7",
+	/* Each end through its own index (a UNION ALL: an OR of the two
+	 * ends walked every link of the profile, 12 ms at 11,000 links
+	 * against 0.3 ms); a loopback link counts once. */
+	[RSQL_POOL] = "SELECT s.value FROM (SELECT id FROM link_state WHERE "
+		      "a_host = ?1 AND a_device = ?2 AND a_port = ?3 AND "
+		      "profile = ?4 AND metric = ?5 UNION ALL SELECT id FROM "
+		      "link_state WHERE b_host = ?1 AND b_device = ?2 AND "
+		      "b_port = ?3 AND profile = ?4 AND metric = ?5 AND NOT "
+		      "(a_host = ?1 AND a_device = ?2 AND a_port = ?3)) l "
+		      "JOIN baseline_sample s ON s.link_id = l.id WHERE "
+		      "s.started >= ?6 ORDER BY s.started DESC LIMIT ?7",
 	[RSQL_PORT_BL_UPSERT] =
 		"INSERT INTO port_baseline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
 		"?8, ?9) ON CONFLICT DO UPDATE SET baseline = ?6, spread = ?7, "

@@ -94,6 +94,7 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"pp.port",
 	[TSQL_PLAN_DEL] =
 		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
+	/* columns named: schema/005_evidence.sql adds "confirm" */
 	[TSQL_PLAN_INS] =
 		"INSERT INTO plan_entry (id, period, profile, a_host, "
 		"a_device, a_port, b_host, b_device, b_port, group_a, group_b, "

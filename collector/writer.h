@@ -35,6 +35,7 @@ enum writer_kind {
 	WRITER_COVERAGE, /* answer: the coverage view */
 	WRITER_REGRESS,	 /* answer: GET /api/v1/regressions */
 	WRITER_ROUTE,	 /* answer: GET /api/v1/route; -ENOENT: no route */
+	WRITER_VERDICT,	 /* answer: job->host's health, recomputed */
 };
 
 struct writer_job {

@@ -316,10 +316,14 @@ const char *cli_config_path(const struct cli_conf *cf, const struct cli_args *a)
 static void cli_log_level(const struct conf_opt *opts, const void *obj)
 {
 	for (const struct conf_opt *o = opts; o->name; o++) {
-		const char *v = *(char *const *)((const char *)obj + o->offset);
+		const char *v;
 		enum log_level lvl;
 
-		if (o->type == CONF_LOG && v && !log_level_parse(v, &lvl)) {
+		/* only a CONF_LOG field holds a pointer: read no other */
+		if (o->type != CONF_LOG)
+			continue;
+		v = *(char *const *)((const char *)obj + o->offset);
+		if (v && !log_level_parse(v, &lvl)) {
 			log_set_level(lvl);
 			return;
 		}

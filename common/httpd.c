@@ -310,11 +310,6 @@ unsigned httpd_bound_port(const struct httpd *h)
 	return h->port;
 }
 
-unsigned httpd_connections(struct httpd *h)
-{
-	return guard_open(&h->guard);
-}
-
 void httpd_quiesce(struct httpd *h)
 {
 	MHD_socket s = MHD_quiesce_daemon(h->mhd);

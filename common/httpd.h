@@ -66,9 +66,6 @@ void httpd_quiesce(struct httpd *h);
 /* Close every connection and stop; quick even with stuck clients. NULL ok. */
 void httpd_stop(struct httpd *h);
 
-/* The guard's count of open connections (tests, logs). */
-unsigned httpd_connections(struct httpd *h);
-
 /*
  * httpd_addr() - @listen (a numeric IPv4 or IPv6 address) and @port as a
  * socket address in @ss; *@v6 tells which. -EINVAL, logged with @what

@@ -191,16 +191,6 @@ void guard_end(struct httpd_guard *g, struct httpd_conn *hc)
 	pthread_mutex_unlock(&g->lock);
 }
 
-unsigned guard_open(struct httpd_guard *g)
-{
-	unsigned n;
-
-	pthread_mutex_lock(&g->lock);
-	n = g->open;
-	pthread_mutex_unlock(&g->lock);
-	return n;
-}
-
 /* Under the lock: close what passed its deadline; how many. */
 static unsigned guard_expire(struct httpd_guard *g, double now)
 {

@@ -32,6 +32,7 @@ struct gate_scan {
 	const char *prev_end; /* the previous value's end */
 };
 
+#if GATE_NUL_CHECK
 /* Between one value's end and the next key: the line end, 1 or 2 NULs. */
 static bool gate_line_end_ok(const char *end, const char *next_key)
 {
@@ -44,6 +45,7 @@ static bool gate_line_end_ok(const char *end, const char *next_key)
 			return false;
 	return true;
 }
+#endif
 
 static enum MHD_Result gate_header(void *cls, enum MHD_ValueKind kind,
 				   const char *key, size_t key_size,

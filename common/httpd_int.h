@@ -69,6 +69,5 @@ struct httpd_conn *guard_conn(struct MHD_Connection *c);
 /* A request starts / ends on @hc (in the connection's own thread). */
 void guard_begin(struct httpd_guard *g, struct httpd_conn *hc);
 void guard_end(struct httpd_guard *g, struct httpd_conn *hc);
-unsigned guard_open(struct httpd_guard *g);
 
 #endif

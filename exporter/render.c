@@ -8,6 +8,7 @@
 #include "render.h"
 #include "fabric_snap.h"
 #include "fabric_suspect.h"
+#include "health.h"
 #include "log.h"
 
 #include <errno.h>
@@ -148,6 +149,7 @@ int render_metrics(const struct snapshot *sn, const struct render_self *self,
 	results_render(&e, sn->results);
 	regress_render(&e, sn->regress);
 	fsus_render(&e, sn->fsus);
+	health_render(&e, sn->health);
 	expo_set_family_cap(&e, 0); /* the exporter's own: a handful each */
 	render_self_metrics(&e, self, &scratch);
 	ret = expo_finish(&e);

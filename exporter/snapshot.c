@@ -10,6 +10,7 @@
 #include "dbread.h"
 #include "fabric_snap.h"
 #include "fabric_suspect.h"
+#include "health.h"
 #include "shard.h"
 
 #include <errno.h>
@@ -349,6 +350,9 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = fabric_read(db, o, sn, err, errlen);
 	if (!ret)
 		ret = fsus_read(db, o, &sn->fsus, err, errlen);
+	if (!ret)
+		ret = health_read(db, o->shard, o->shards, &sn->health, err,
+				  errlen);
 out:
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
@@ -369,5 +373,6 @@ void snapshot_free(struct snapshot *s)
 	regress_free(s->regress);
 	fabric_snap_free(s->fabric);
 	fsus_free(s->fsus);
+	health_snap_free(s->health);
 	free(s);
 }

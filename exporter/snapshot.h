@@ -48,6 +48,7 @@ struct snapshot {
 	struct regress *regress;    /* baselines, regressions (regress.h) */
 	struct fabric_snap *fabric; /* fabric_snap.h */
 	struct fsus *fsus;	    /* fabric_suspect.h */
+	struct health_snap *health; /* host verdicts (health.h) */
 };
 
 /*

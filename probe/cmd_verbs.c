@@ -409,12 +409,12 @@ static int opt_num(struct cli_opts *o, int opt, const char *a, bool serve)
 
 	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++) {
 		const struct num_opt *n = &num_opts[i];
-		char *dst = (char *)o + n->off;
+		void *dst = (char *)o + n->off; /* the option's field */
 
 		if (n->opt != opt || n->serve != serve)
 			continue;
 		if (n->kind == NUM_DBL)
-			return num_d(o, f, a, n->min, n->max, (double *)dst);
+			return num_d(o, f, a, n->min, n->max, dst);
 		if (num_u(o, f, a, (unsigned long)n->min, (unsigned long)n->max,
 			  &v))
 			return -EINVAL;

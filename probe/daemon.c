@@ -204,7 +204,7 @@ static void daemon_reload(struct daemon *d)
 }
 
 struct timers {
-	double counters, push, plan, results, expire;
+	double counters, push, plan, results, expire, health;
 };
 
 /* Poll for control clients until the first timer is due (at most 1 s). */
@@ -294,6 +294,10 @@ static void daemon_loop(struct daemon *d)
 		}
 		if (d->base_url)
 			daemon_collector_due(d, &t, now);
+		if (d->base_url && d->s->kube_condition && now >= t.health) {
+			daemon_kube_tick(d, now);
+			t.health = now + (double)d->s->health_interval;
+		}
 		daemon_wait(d, &t);
 	}
 }
@@ -347,6 +351,7 @@ static void daemon_teardown(struct daemon *d)
 		unlink(d->s->control_socket);
 	}
 	daemon_net_teardown(d);
+	daemon_kube_free(d);
 	report_free(d->latest);
 	if (d->spool)
 		log_info("stopped; %zu result(s) wait in the spool",
@@ -418,7 +423,8 @@ int daemon_run(struct probe_settings *s, daemon_reload_fn reload, void *arg)
 	struct pmetrics_server *metrics = NULL;
 	int ret;
 
-	d->s = d ? malloc(sizeof(*d->s)) : NULL;
+	if (d)
+		d->s = malloc(sizeof(*d->s));
 	if (!d || !d->s) {
 		free(d);
 		probe_settings_free(s);

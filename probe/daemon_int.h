@@ -25,6 +25,8 @@
 #include "report_build.h"
 #include "spool.h"
 
+struct kube;
+
 #define DAEMON_MAX_PLAN 1024
 #define DAEMON_MAX_DEVICES 16
 #define DAEMON_MAX_RESP 8 /* peers' connections served at once */
@@ -107,6 +109,10 @@ struct daemon {
 	uint64_t responder_refused, results_sent;
 	uint64_t refused_by[RESP_REASONS];
 	char running[160]; /* the test running now, "" */
+
+	/* The node condition (daemon_kube.c); NULL until first used. */
+	struct kube *kube;
+	double kube_beat; /* when it was last written (monotonic) */
 };
 
 /* Seconds: CLOCK_MONOTONIC and CLOCK_REALTIME. */
@@ -115,6 +121,10 @@ double daemon_epoch(void);
 
 /* Read @path's secret into @d (0 with no path); under d->lock. */
 int daemon_read_secret(struct daemon *d, const char *path);
+
+/* daemon_kube.c: publish the collector's verdict on the Node, and free */
+void daemon_kube_tick(struct daemon *d, double now);
+void daemon_kube_free(struct daemon *d);
 
 /* daemon_net.c */
 int daemon_net_setup(struct daemon *d);

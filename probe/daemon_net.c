@@ -41,26 +41,14 @@ static int net_push_new(struct daemon *d, const char *path, size_t max_resp,
 	return push_new(&o, out);
 }
 
-/* The collector's base URL: collector_url without /api/v1/report. */
-static char *net_base(const char *url)
-{
-	static const char tail[] = "/api/v1/report";
-	size_t n = strlen(url);
-
-	if (n >= strlen(tail) && !strcmp(url + n - strlen(tail), tail))
-		n -= strlen(tail);
-	while (n && url[n - 1] == '/')
-		n--;
-	return strndup(url, n);
-}
-
 int daemon_net_setup(struct daemon *d)
 {
 	int ret;
 
 	if (!d->s->collector_url)
 		return 0;
-	d->base_url = net_base(d->s->collector_url);
+	/* the collector's base URL: collector_url without /api/v1/report */
+	d->base_url = push_api_url(d->s->collector_url, "");
 	if (!d->base_url)
 		return -ENOMEM;
 	ret = net_push_new(d, "/api/v1/report", 0, &d->p_report);

@@ -153,9 +153,11 @@ static const char *wc_name(int st)
 		"IBV_WC_RESP_TIMEOUT_ERR",  "IBV_WC_GENERAL_ERR",
 	};
 
-	if (st > 0 && (size_t)st < sizeof(names) / sizeof(*names))
-		return names[st];
-	return st ? "IBV_WC_GENERAL_ERR" : NULL;
+	const size_t n = sizeof(names) / sizeof(*names);
+
+	if (!st)
+		return NULL;
+	return st > 0 && (size_t)st < n ? names[st] : "IBV_WC_GENERAL_ERR";
 }
 
 /*

@@ -22,25 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ENROL_REPORT_TAIL "/api/v1/report"
 #define ENROL_PATH "/api/v1/enrol"
 #define ENROL_MAX_TOKEN 256
-
-/* collector_url with /api/v1/report replaced by /api/v1/enrol. */
-static char *enrol_url(const char *report_url)
-{
-	size_t n = strlen(report_url), t = strlen(ENROL_REPORT_TAIL);
-	char *url;
-
-	if (n >= t && !strcmp(report_url + n - t, ENROL_REPORT_TAIL))
-		n -= t;
-	url = malloc(n + sizeof(ENROL_PATH));
-	if (url) {
-		memcpy(url, report_url, n);
-		memcpy(url + n, ENROL_PATH, sizeof(ENROL_PATH));
-	}
-	return url;
-}
 
 /* Write @token + "\n" to @path atomically, mode 0600. */
 static int enrol_store(const char *path, const char *token)
@@ -102,7 +85,7 @@ static int enrol_ask(const struct probe_settings *s, const char *host,
 	};
 	json_t *req = json_pack("{s:s}", "host", host);
 	char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
-	char *url = enrol_url(s->collector_url);
+	char *url = push_api_url(s->collector_url, ENROL_PATH);
 	struct push *p = NULL;
 	const char *answer;
 	size_t len = 0;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cmd_health.h"
 #include "cmd_verbs.h"
 #include "config.h"
 #include "daemon.h"
@@ -379,6 +380,7 @@ static const struct {
 } commands[] = {
 	{&devices_cli, cmd_devices},
 	{&report_cli, cmd_report},
+	{&cmd_health_cli, cmd_health},
 	{&print_config_cli, cmd_print_config},
 	{&cmd_verbs_run_cli, cmd_verbs_run},
 	{&cmd_verbs_serve_cli, cmd_verbs_serve},

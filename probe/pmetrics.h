@@ -92,8 +92,6 @@ struct pmetrics_server;
 int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
 			pmetrics_extra_fn extra, void *arg,
 			struct pmetrics_server **out);
-/* The bound TCP port (the real one when @listen asked for port 0). */
-unsigned pmetrics_server_port(const struct pmetrics_server *s);
 /* Stop serving (waits for the thread) and free. NULL is fine. */
 void pmetrics_server_free(struct pmetrics_server *s);
 

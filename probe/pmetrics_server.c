@@ -160,11 +160,6 @@ int pmetrics_server_new(const char *listen, pmetrics_build_fn build,
 	return 0;
 }
 
-unsigned pmetrics_server_port(const struct pmetrics_server *s)
-{
-	return s->port;
-}
-
 void pmetrics_server_free(struct pmetrics_server *s)
 {
 	if (!s)

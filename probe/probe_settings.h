@@ -99,6 +99,17 @@ struct probe_settings {
 	double busy_tolerance; /* share of extra bytes still "not busy" */
 	char *metrics_listen;  /* ADDR:PORT of /metrics; NULL or "": off */
 
+	/* [health]: ibpulse-probe health and the daemon's node condition
+	 * (docs/health.md) */
+	char *slurm_node; /* NULL: $SLURMD_NODENAME, else the host name */
+	char *scontrol;	  /* the scontrol program */
+	int kube_condition, kube_taint; /* the daemon publishes / taints */
+	long long health_interval;	/* seconds between its verdict checks */
+	char *kube_api;	       /* NULL: https://$KUBERNETES_SERVICE_HOST:PORT */
+	char *kube_token_file; /* the pod's service-account token */
+	char *kube_ca_file;    /* ... and CA */
+	char *kube_node;       /* NULL: the host name */
+
 	struct probe_label labels[PROBE_MAX_LABELS];
 	size_t n_labels;
 	struct probe_profile profiles[PROBE_MAX_PROFILES];

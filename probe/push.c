@@ -231,3 +231,20 @@ long push_last_status(const struct push *p)
 {
 	return p->status;
 }
+
+char *push_api_url(const char *report_url, const char *path)
+{
+	static const char tail[] = "/api/v1/report";
+	size_t n = strlen(report_url), t = strlen(tail), len;
+	char *url;
+
+	if (n >= t && !strcmp(report_url + n - t, tail))
+		n -= t;
+	while (n && report_url[n - 1] == '/')
+		n--;
+	len = n + strlen(path) + 1;
+	url = malloc(len);
+	if (url)
+		snprintf(url, len, "%.*s%s", (int)n, report_url, path);
+	return url;
+}

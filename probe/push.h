@@ -54,4 +54,12 @@ const char *push_response(const struct push *p, size_t *len);
 /* The HTTP status of the last push_send(), 0 if no response. */
 long push_last_status(const struct push *p);
 
+/*
+ * push_api_url() - the collector's endpoint @path ("/api/v1/plan") from
+ * the report URL @report_url (collector_url: its /api/v1/report and
+ * trailing slashes are dropped, @path appended). New string (caller
+ * frees), NULL when out of memory.
+ */
+char *push_api_url(const char *report_url, const char *path);
+
 #endif

@@ -21,6 +21,12 @@
 			def, min, max, help                                    \
 	}
 
+#define HOPT(name, type, def, min, max, help)                                  \
+	{                                                                      \
+		"health", #name, type, offsetof(struct probe_settings, name),  \
+			def, min, max, help                                    \
+	}
+
 #define DOPT(name, type, def, min, max, help)                                  \
 	{                                                                      \
 		"daemon", #name, type, offsetof(struct probe_settings, name),  \
@@ -122,6 +128,30 @@ const struct conf_opt probe_conf_opts[] = {
 	     "extra port bytes, as a share of the test's, before busy"),
 	DOPT(metrics_listen, CONF_STR, NULL, 0, 0,
 	     "ADDR:PORT serving this host's /metrics; unset: not served"),
+	HOPT(slurm_node, CONF_STR, NULL, 0, 0,
+	     "Slurm node name for health --drain-slurm; unset: "
+	     "$SLURMD_NODENAME, else the host name"),
+	HOPT(scontrol, CONF_STR, "scontrol", 0, 0,
+	     "the scontrol program health --drain-slurm runs"),
+	HOPT(kube_condition, CONF_BOOL, "false", 0, 0,
+	     "the daemon publishes the verdict as node condition "
+	     "IbpulseFabricHealthy (in a pod, through the API server)"),
+	HOPT(kube_taint, CONF_BOOL, "false", 0, 0,
+	     "and taints the node ibpulse.io/fabric=failed:NoSchedule while "
+	     "failed"),
+	HOPT(health_interval, CONF_INT, "60", 5, 86400,
+	     "seconds between the daemon's verdict checks (kube_condition)"),
+	HOPT(kube_api, CONF_STR, NULL, 0, 0,
+	     "API server URL; unset: https://$KUBERNETES_SERVICE_HOST:"
+	     "$KUBERNETES_SERVICE_PORT"),
+	HOPT(kube_token_file, CONF_STR,
+	     "/var/run/secrets/kubernetes.io/serviceaccount/token", 0, 0,
+	     "the pod's service-account token"),
+	HOPT(kube_ca_file, CONF_STR,
+	     "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt", 0, 0,
+	     "the API server's CA"),
+	HOPT(kube_node, CONF_STR, NULL, 0, 0,
+	     "the node to publish on; unset: the host name"),
 	{0},
 };
 

@@ -61,8 +61,8 @@ die() {
 	exit 1
 }
 
-port=9471 duration=0 interval=10 period=20 force_lab= traffic=1 install=1 rxe_if= inside=
-build_it=1 fault= prom= prom_port=9090
+port=9471 duration=0 interval=10 period=20 force_lab='' traffic=1 install=1 rxe_if='' inside=''
+build_it=1 fault='' prom='' prom_port=9090
 build=$top/build
 workdir=$top/.demo
 while [ $# -gt 0 ]; do
@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
 	--lab) force_lab=1 ;;
 	--no-traffic) traffic= ;;
 	--no-install) install= ;;
-	--no-build) install= build_it= ;;
+	--no-build) install='' build_it='' ;;
 	--build-dir) build=$(realpath -m -- "${2:-}"); shift ;;
 	--workdir) workdir=$(realpath -m -- "${2:-}"); shift ;;
 	--inside-lab) inside=1 ;;

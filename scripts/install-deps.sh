@@ -28,12 +28,18 @@ ship_pkgs=(
 	python3-yaml
 )
 # gnuplot-nox: bench/regression/plot.py draws docs/regression.png.
+# slurm-wlm, munge: tests/probe/test_health_slurm.py runs slurmctld,
+# slurmd and munged of its own (ibpulse-probe health --drain-slurm).
+# cppcheck, shellcheck: the lint suite; man-db, groff-base: the man pages'
+# test (man -l).
 test_pkgs=(
 	prometheus prometheus-node-exporter
 	qemu-system-x86 busybox-static kmod rdma-core ibverbs-utils
 	ibverbs-providers perftest infiniband-diags iproute2
 	openssl util-linux ibsim-utils opensm valgrind
 	gnuplot-nox
+	slurm-wlm munge
+	cppcheck shellcheck man-db groff-base
 )
 
 want=("${build_pkgs[@]}")
@@ -64,6 +70,6 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Debian starts packaged daemons on install; the tests run their own
 # instances on ephemeral ports, so stop the system ones (ignore failures
 # where there is no systemd, as in containers and CI).
-for s in prometheus prometheus-node-exporter opensm opensmd; do
+for s in prometheus prometheus-node-exporter opensm opensmd slurmctld slurmd munge; do
 	$SUDO systemctl disable --now "$s" >/dev/null 2>&1 || true
 done

@@ -8,17 +8,41 @@
 #   SUITES="unit integration" bash scripts/test.sh   # a subset (gcc build)
 #   SKIP_VALGRIND=1 bash scripts/test.sh   # without the unit tests under
 #                                          # valgrind
+#   LAB_JOBS=2 bash scripts/test.sh   # lab tests two at a time
+#
+# Three streams run at once once the gcc build is done (tests/lab/README.md,
+# "Time", has the figures):
+#  - the lab suite, in the background, LAB_JOBS (1) tests at a time,
+#    longest first. They spend much of their time waiting on the clock
+#    (planner periods, daemons' intervals, alert rules) in TCG VMs, and are
+#    the longest part; their fault-injection tests fail when the host is
+#    loaded (at 10 on 2 cores already), hence one at a time by default;
+#  - the clang build and its suites, in the background;
+#  - the gcc build's other suites, then its unit tests under valgrind.
+# The last two run under nice (REST_NICE, 5) so the VMs' emulated CPUs
+# come first: they fill the CPU the lab leaves idle. The background
+# streams' output is kept in build-ci/lab-stream.log and
+# build-ci-san.stream.log and printed when they end; the wall time of each
+# phase and the CPU times follow.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 
 bash scripts/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
 
 # ship: the Debian packages, the OCI image and the Kubernetes manifests
-# (they test packaging, not code: the gcc build only).
-suites=${SUITES:-"unit integration ship e2e lab"}
+# (they test packaging, not code: the gcc build only). lint: static
+# analysis, cppcheck and shellcheck (tests/style).
+suites=${SUITES:-"unit lint integration ship e2e lab"}
 san_suites=${SAN_SUITES:-"unit integration fuzz"}
+lab_jobs=${LAB_JOBS:-1}
 passed=0 failed=0 skipped=0
+t_start=$SECONDS
+phases=()
+
+phase() { # NAME START: note how long a phase took, for the summary
+	phases+=("$(printf '%-34s %5d s' "$1" $((SECONDS - $2)))")
+}
 
 count() { # LOG [SKIP_NAMES_FILE]: count one meson test run from its JSON log
 	local log=$1 p f s
@@ -44,11 +68,10 @@ PY
 # emulation, where rxe's retransmit timers fire under host load (LAB.md,
 # tests/lab/README.md). A lab test that fails is run once more, alone; it
 # counts as passed only if that run passes, and is named as FLAKY either
-# way so the first failure is never hidden. Returns 1 when it retried (and
-# so has counted the run itself), 0 when there was nothing to retry.
-retry_lab() { # DIR
-	local dir=$1 names
-	names=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+# way so the first failure is never hidden.
+retry_lab() { # DIR LOGBASE
+	local dir=$1 log=$1/meson-logs/$2.json names
+	names=$(python3 - "$log" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     t = json.loads(line)
@@ -58,57 +81,159 @@ for line in open(sys.argv[1]):
         print(name)
 PY
 )
-	[ -n "$names" ] || return 0
-	cp "$dir/meson-logs/testlog.json" "$dir/meson-logs/testlog-first.json"
+	if [ -z "$names" ]; then
+		count "$log"
+		return
+	fi
 	echo "$names" >"$dir/meson-logs/lab-retried.txt"
 	for n in $names; do
-		echo "FLAKY? lab test $n failed; running it once more"
+		echo "FLAKY? lab test $n failed; running it once more, alone"
 	done
 	# shellcheck disable=SC2086
-	meson test -C "$dir" --print-errorlogs --num-processes 1 $names
-	count "$dir/meson-logs/testlog.json"
-	count "$dir/meson-logs/testlog-first.json" "$dir/meson-logs/lab-retried.txt"
-	return 1
+	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 1 \
+		--logbase "$2-retry" $names
+	count "$dir/meson-logs/$2-retry.json"
+	count "$log" "$dir/meson-logs/lab-retried.txt"
 }
 
-run_build() { # DIR CC SUITES MESON_ARGS...
-	local dir=$1 cc=$2 su=$3; shift 3
-	local args=()
-	for s in $su; do args+=(--suite "$s"); done
+build() { # DIR CC MESON_ARGS...: configure and build; 1 (counted) on failure
+	local dir=$1 cc=$2 t0=$SECONDS
+	shift 2
 	rm -rf "$dir"
 	if ! CC=$cc meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1 ||
-	   ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
+	   ! ninja -C "$dir" -j 2 >"$dir.build.log" 2>&1; then
 		cat "$dir.setup.log" "$dir.build.log" 2>/dev/null | tail -40
 		echo "build $dir ($cc) FAILED"
 		failed=$((failed + 1))
-		return
+		return 1
 	fi
-	meson test -C "$dir" --print-errorlogs --num-processes 2 "${args[@]}"
-	[ -f "$dir/meson-logs/testlog.json" ] || return
-	retry_lab "$dir" || return
-	count "$dir/meson-logs/testlog.json"
+	phase "build ${dir##*/} ($cc)" "$t0"
+}
+
+run_suites() { # DIR LOGBASE SUITES...: meson test, 2 at a time, counted
+	local dir=$1 logbase=$2 args=() s t0=$SECONDS
+	shift 2
+	[ $# -gt 0 ] || return 0
+	for s in "$@"; do args+=(--suite "$s"); done
+	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 \
+		--logbase "$logbase" "${args[@]}"
+	if [ -f "$dir/meson-logs/$logbase.json" ]; then
+		count "$dir/meson-logs/$logbase.json"
+	else
+		failed=$((failed + 1))
+	fi
+	phase "tests ${dir##*/}: $*" "$t0"
 }
 
 # The C unit tests once more under valgrind (meson.build's 'valgrind'
 # test setup: memcheck, leaks) on the gcc build: what ASan's build does not
-# see (reads of uninitialised memory) and the real allocator. All of them:
-# about 80 s of CPU, 3 min on a 2-core machine under a load of 13.
+# see (reads of uninitialised memory) and the real allocator.
 run_valgrind() { # DIR
-	local dir=$1
-	[ -f "$dir/build.ninja" ] || return
-	meson test -C "$dir" --setup valgrind --print-errorlogs --num-processes 2
+	local dir=$1 t0=$SECONDS
+	meson test -C "$dir" --no-rebuild --setup valgrind --print-errorlogs --num-processes 2
 	[ -f "$dir/meson-logs/testlog-valgrind.json" ] || { failed=$((failed + 1)); return; }
 	count "$dir/meson-logs/testlog-valgrind.json"
+	phase "valgrind (gcc unit tests)" "$t0"
 }
 
-run_build "$top/build-ci" gcc "$suites"
-case " $suites " in
-*" unit "*) [ -n "${SKIP_VALGRIND:-}" ] || run_valgrind "$top/build-ci" ;;
-esac
-if [ -z "${SKIP_SAN:-}" ]; then
-	run_build "$top/build-ci-san" clang "$san_suites" \
-		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzzing=true
+# A stream in the background: FUNCTION ARGS... run with its output in
+# LOG; its counts and phases go to LOG.count and LOG.phases, which
+# stream_end adds to this shell's.
+stream_start() { # LOG FUNCTION ARGS...: prints nothing; sets stream_pid
+	local log=$1
+	shift
+	(
+		passed=0 failed=0 skipped=0 phases=()
+		"$@"
+		printf '%s %s %s\n' "$passed" "$failed" "$skipped" >"$log.count"
+		printf '%s\n' "${phases[@]}" >"$log.phases"
+	) >"$log" 2>&1 &
+	stream_pid=$!
+}
+
+stream_end() { # PID LOG NAME: wait for the stream, print its log, count
+	local t0=$SECONDS p f s
+	wait "$1"
+	phase "waiting for the $3 stream at the end" "$t0"
+	echo "=== $3 (background stream, $2) ==="
+	cat "$2"
+	if read -r p f s <"$2.count"; then
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+		mapfile -t -O ${#phases[@]} phases <"$2.phases"
+	else
+		echo "the $3 stream left no counts"
+		failed=$((failed + 1))
+	fi
+}
+
+# The lab suite, LAB_JOBS at a time, its failures once more alone.
+lab_suite() { # DIR
+	local dir=$1 t0=$SECONDS
+	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$lab_jobs" \
+		--logbase testlog-lab --suite lab
+	if [ -f "$dir/meson-logs/testlog-lab.json" ]; then
+		retry_lab "$dir" testlog-lab
+	else
+		failed=$((failed + 1))
+	fi
+	phase "lab suite ($lab_jobs at a time)" "$t0"
+}
+
+# The clang build (ASan, UBSan, libFuzzer) and its suites.
+san_stream() { # DIR
+	# shellcheck disable=SC2086
+	build "$1" clang -Db_sanitize=address,undefined -Db_lundef=false -Dfuzzing=true &&
+		run_suites "$1" testlog $san_suites
+}
+
+gcc_dir=$top/build-ci san_dir=$top/build-ci-san
+rest=() lab=
+for s in $suites; do
+	if [ "$s" = lab ]; then lab=1; else rest+=("$s"); fi
+done
+
+# The lab's kernel and initramfs while gcc builds (download, unpack: an
+# I/O-bound minute on a fresh clone). A failure here shows again, and
+# counts, in the lab tests themselves.
+prep_pid=
+if [ -n "$lab" ]; then
+	bash tests/lab/ibpulse-lab prepare >"$top/build-ci-lab-prepare.log" 2>&1 &
+	prep_pid=$!
 fi
 
+lab_pid='' san_pid=''
+if build "$gcc_dir" gcc; then
+	if [ -n "$lab" ]; then
+		[ -n "$prep_pid" ] && { wait "$prep_pid" || tail -5 "$top/build-ci-lab-prepare.log"; }
+		stream_start "$gcc_dir/lab-stream.log" lab_suite "$gcc_dir"
+		lab_pid=$stream_pid
+		echo "lab suite started in the background ($lab_jobs at a time): $gcc_dir/lab-stream.log"
+	fi
+fi
+# The rest yields the CPU to the lab's VMs (nice 5: a third of their
+# share when both want it; rxe retransmits on timers). Not more: at nice
+# 10 and a load of 20, a ticket of the clang build's probe_daemon_tickets
+# expired before its use (tests/lab/README.md, "Time").
+renice -n "${REST_NICE:-5}" -p $$ >/dev/null 2>&1
+[ -n "$prep_pid" ] && wait "$prep_pid" 2>/dev/null
+if [ -z "${SKIP_SAN:-}" ]; then
+	stream_start "$san_dir.stream.log" san_stream "$san_dir"
+	san_pid=$stream_pid
+	echo "clang build and its suites started in the background: $san_dir.stream.log"
+fi
+if [ -f "$gcc_dir/build.ninja" ]; then
+	run_suites "$gcc_dir" testlog "${rest[@]}"
+	case " $suites " in
+	*" unit "*) [ -n "${SKIP_VALGRIND:-}" ] || run_valgrind "$gcc_dir" ;;
+	esac
+fi
+[ -n "$san_pid" ] && stream_end "$san_pid" "$san_dir.stream.log" "clang build"
+[ -n "$lab_pid" ] && stream_end "$lab_pid" "$gcc_dir/lab-stream.log" "lab"
+
+echo "=== wall time per phase (load average now: $(cut -d' ' -f1-3 /proc/loadavg)) ==="
+printf '%s\n' "${phases[@]}"
+printf '%-34s %5d s\n' "total (after install-deps)" $((SECONDS - t_start))
+echo "CPU time of the tests and builds (user, system; this shell, then its children):"
+times
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -63,7 +63,8 @@ static size_t bench_confirm(const struct fab *fb, const struct planner_opts *o,
 {
 	size_t n = fb->probes * fb->ports, nc = 0, placed = 0;
 	struct planner_confirm *cf = calloc(n / 100 + 1, sizeof(*cf));
-	double t[16];
+	double t[16] = {0};
+	int done = 0;
 
 	for (size_t i = 0; cf && i < n; i += 100)
 		cf[nc++] = (struct planner_confirm){
@@ -83,12 +84,12 @@ static size_t bench_confirm(const struct fab *fb, const struct planner_opts *o,
 		if (planner_confirm(o, p, fb->probes, &cp, plan->rounds / 2, cf,
 				    nc))
 			placed = 0;
-		t[r] = now_ms() - t0;
+		t[done++] = now_ms() - t0;
 		placed = cp.n_confirm;
 		free(cp.tests);
 	}
-	qsort(t, (size_t)runs, sizeof(*t), cmp_dbl);
-	*ms = t[runs / 2];
+	qsort(t, (size_t)done, sizeof(*t), cmp_dbl);
+	*ms = done ? t[done / 2] : 0;
 	free(cf);
 	return placed;
 }

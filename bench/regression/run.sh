@@ -35,7 +35,7 @@ done
 [[ "$hold" =~ ^[0-9]+$ ]] || { echo "--hold: seconds, not '$hold'" >&2; exit 2; }
 
 # A 20 s period (the lab test's is 15): two profiles share the slots.
-args=(--lab "$top/tests/lab/ibpulse-lab" --build "$build" --profiles bw,lat --period 20 --slot 20
+args=(--lab "$top/tests/lab/ibpulse-lab" --build "$build" --profiles "bw,lat" --period 20 --slot 20
 	--healthy-seconds "$(awk -v m="$minutes" 'BEGIN {print m * 60}')" --count-false-alarms
 	--hold "$hold" --out "$out" --summary "$out/summary.json"
 	--timeout "$(awk -v m="$minutes" -v h="$hold" 'BEGIN {print int(m * 60 + 4 * h + 3600)}')")

@@ -51,6 +51,9 @@ OVERRIDES = {
          "the liveness probe and per-node scrapes"),
         ("daemon", "responder_max_qps", "4",
          "bounds what a test registers to the pod's memory limit"),
+        ("health", "kube_condition", "true",
+         "publish the node condition IbpulseFabricHealthy "
+         "(ServiceAccount ibpulse-probe, probe-rbac.yaml)"),
     ],
 }
 

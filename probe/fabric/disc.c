@@ -49,7 +49,7 @@ static void copy_desc(char *dst, size_t len, const char *src)
 {
 	size_t j = 0;
 
-	for (size_t i = 0; src[i] && i < IB_SMP_DATA_SIZE && j + 1 < len; i++)
+	for (size_t i = 0; i < IB_SMP_DATA_SIZE && src[i] && j + 1 < len; i++)
 		dst[j++] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
 	while (j && dst[j - 1] == ' ')
 		j--;
@@ -266,9 +266,9 @@ static int merge_ports(struct fabric_node *a, struct fabric_node *b)
 		struct fabric_port *x = i < a->n_ports ? &a->ports[i] : NULL;
 		struct fabric_port *y = j < b->n_ports ? &b->ports[j] : NULL;
 
-		if (x && (!y || x->num < y->num)) {
+		if (!y || (x && x->num < y->num)) {
 			p[n++] = *x, i++;
-		} else if (y && (!x || y->num < x->num)) {
+		} else if (!x || y->num < x->num) {
 			p[n++] = *y, j++;
 		} else {
 			p[n++] = better(x, y) ? *x : *y;

@@ -204,7 +204,6 @@ bool fabric_routes_due(const struct fabric *f, double now_mono);
  * -ECANCELED when *@stop was set.
  */
 int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop);
-const struct fabric_route_stats *fabric_last_routes(const struct fabric *f);
 
 /* Why switch @n has no table, in words ("LinearForwardingTable block 2:
  * timeout"). */

@@ -175,11 +175,6 @@ int fabric_routes_read(struct fabric *f, const volatile sig_atomic_t *stop)
 	return 0;
 }
 
-const struct fabric_route_stats *fabric_last_routes(const struct fabric *f)
-{
-	return &f->routes;
-}
-
 void fabric_lft_error(const struct fabric_node *n, char *buf, size_t len)
 {
 	const char *why;

@@ -214,7 +214,8 @@ static int handshake(struct vsess *s, struct vt_serve_cfg *cfg,
 		snprintf(why, sizeof(why),
 			 "unsupported control protocol "
 			 "version %u; this responder speaks %u..%u",
-			 s->h.version, CTRL_VERSION_MIN, CTRL_VERSION_MAX);
+			 s->h.version, (unsigned)CTRL_VERSION_MIN,
+			 (unsigned)CTRL_VERSION_MAX);
 		return refuse(s, "protocol", rc, why);
 	}
 	if (rc) {

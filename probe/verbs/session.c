@@ -78,11 +78,12 @@ int vsess_sign(struct vsess *s, int len, const char *label, const uint8_t *na,
 	if (len < CTRL_HDR_LEN + CTRL_MAC_LEN)
 		return len < 0 ? len : -EINVAL;
 	plen = (size_t)len - CTRL_HDR_LEN - CTRL_MAC_LEN;
-	memset(s->out + len - CTRL_MAC_LEN, 0, CTRL_MAC_LEN);
+	memset(s->out + (len - CTRL_MAC_LEN), 0, CTRL_MAC_LEN);
 	if (!s->secret)
 		return len;
 	if (ctrl_mac(s->secret, s->secret_len, label, na, nb,
-		     s->out + CTRL_HDR_LEN, plen, s->out + len - CTRL_MAC_LEN))
+		     s->out + CTRL_HDR_LEN, plen,
+		     s->out + (len - CTRL_MAC_LEN)))
 		return -EIO;
 	return len;
 }

@@ -240,6 +240,11 @@ class CollectorTest(unittest.TestCase):
         with sqlite3.connect(self.c.db) as db:
             db.execute("PRAGMA foreign_keys = ON")
             db.execute("DELETE FROM host WHERE name IN ('node4', 'node5', 'node6')")
+            # their health verdicts (schema 007, keyed by name: retire
+            # deletes them, as this test's own delete must)
+            for t in ("host_health", "health_reason", "health_port"):
+                db.execute("DELETE FROM %s WHERE host IN ('node4', 'node5', "
+                           "'node6')" % t)
         db.close()
         # Missing, unknown and foreign tokens.
         h = self.assert_rejected(401, self.post(good, None))

@@ -173,6 +173,10 @@ static void test_device_ports(void **state)
 	/* a device: bad through ports 1 and 2, then a good one through 3 */
 	struct evidence_row r[] = {R(13, 0, 0), R(11, 1, 1), R(12, 1, 1),
 				   R(14, 1, 1)};
+	/* a port fault: port 2 bad, port 1 mostly good with one bad (its
+	 * peer bad too, not yet named): no device */
+	struct evidence_row p[] = {R(21, 1, 1), R(22, 0, 0), R(23, 1, 1),
+				   R(24, 0, 0), R(25, 1, 1), R(26, 1, 0)};
 	struct evidence_verdict v;
 
 	r[0].via_port = 3;
@@ -181,13 +185,24 @@ static void test_device_ports(void **state)
 	r[3].via_port = 1;
 	judge(r, 4, &v);
 	assert_int_equal(v.ports_bad, 2);
+	assert_int_equal(v.ports_good, 1);
 	assert_int_equal(v.ports_clear, 1);
 	/* all through port 1, nothing else since: nothing clear */
 	r[0].via_port = 1;
 	r[2].via_port = 1;
 	judge(r, 4, &v);
 	assert_int_equal(v.ports_bad, 1);
+	assert_int_equal(v.ports_good, 0);
 	assert_int_equal(v.ports_clear, 0);
+	for (size_t i = 0; i < 6; i++)
+		p[i].via_port = i % 2 ? 1 : 2;
+	judge(p, 6, &v);
+	assert_int_equal(v.ports_bad, 1);  /* port 2: 3 bad */
+	assert_int_equal(v.ports_good, 1); /* port 1: 2 good, 1 bad */
+	p[3].bad = 1;			   /* port 1: 2 bad of 3 now */
+	judge(p, 6, &v);
+	assert_int_equal(v.ports_bad, 2);
+	assert_int_equal(v.ports_good, 0);
 }
 
 static void test_peer_fine(void **state)

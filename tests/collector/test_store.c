@@ -238,16 +238,15 @@ static void test_refuse_newer(void **state)
 {
 	struct fixture *f = *state;
 	struct store *st = NULL;
+	int future = latest_version() + 1;
 	char sql[96];
 
-	/* newer than the newest file, whatever that is */
 	snprintf(sql, sizeof(sql),
-		 "CREATE TABLE future (x); PRAGMA user_version = %d;",
-		 latest_version() + 1);
+		 "CREATE TABLE future (x); PRAGMA user_version = %d;", future);
 	exec(f, sql);
 	assert_int_equal(store_open(&f->opts, &st), -EPROTO);
 	assert_null(st);
-	assert_int_equal(q(f, "PRAGMA user_version"), latest_version() + 1);
+	assert_int_equal(q(f, "PRAGMA user_version"), future);
 	assert_int_equal(
 		q(f, "SELECT count(*) FROM sqlite_master WHERE name = 'host'"),
 		0);

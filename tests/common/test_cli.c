@@ -143,7 +143,7 @@ static void test_flags_become_overrides(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, &s, "serve", "web1", "-p", "9000", "-v",
-			       "--set", "listen=::1", "--hidden", NULL),
+			       "--set", "listen=::1", "--hidden", (char *)NULL),
 			 0);
 	assert_int_equal(a.n_ov, 2);
 	assert_string_equal(a.ov[0].key, "port");
@@ -162,13 +162,18 @@ static void test_bad_command_lines(void **state)
 	struct svc s = {0};
 
 	(void)state;
-	assert_int_equal(parse(&a, &s, "serve", "--frob", NULL), -EINVAL);
-	assert_int_equal(parse(&a, &s, "serve", "--port", NULL), -EINVAL);
-	assert_int_equal(parse(&a, &s, "serve", "--only-there", "1", NULL),
+	assert_int_equal(parse(&a, &s, "serve", "--frob", (char *)NULL),
 			 -EINVAL);
-	assert_int_equal(parse(&a, &s, "serve", "a", "b", NULL), -EINVAL);
-	assert_int_equal(parse(&a, &s, "serve", "--set", "novalue", NULL),
+	assert_int_equal(parse(&a, &s, "serve", "--port", (char *)NULL),
 			 -EINVAL);
+	assert_int_equal(
+		parse(&a, &s, "serve", "--only-there", "1", (char *)NULL),
+		-EINVAL);
+	assert_int_equal(parse(&a, &s, "serve", "a", "b", (char *)NULL),
+			 -EINVAL);
+	assert_int_equal(
+		parse(&a, &s, "serve", "--set", "novalue", (char *)NULL),
+		-EINVAL);
 }
 
 static void test_help(void **state)
@@ -180,8 +185,9 @@ static void test_help(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(parse(&a, &s, "serve", "--help", NULL), CLI_DONE);
-	assert_int_equal(parse(&a, &s, "serve", "-p", "1", "-h", NULL),
+	assert_int_equal(parse(&a, &s, "serve", "--help", (char *)NULL),
+			 CLI_DONE);
+	assert_int_equal(parse(&a, &s, "serve", "-p", "1", "-h", (char *)NULL),
 			 CLI_DONE);
 	cli_help(&svc_cmd, f);
 	rewind(f);
@@ -211,14 +217,16 @@ static void test_load_order_and_errors(void **state)
 	(void)state;
 	snprintf(cfg, sizeof(cfg), "--config=%s", path);
 	/* the flag wins over the file, whatever the order */
-	assert_int_equal(parse(&a, &s, "serve", "-p", "9000", cfg, NULL), 0);
+	assert_int_equal(
+		parse(&a, &s, "serve", "-p", "9000", cfg, (char *)NULL), 0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.port, 9000);
 	assert_string_equal(s.listen, "0.0.0.0");
 	assert_int_equal(s.finished, 1);
 	cli_free(&svc_conf, &s);
 
-	assert_int_equal(parse(&a, &s, "serve", "-p", "70000", cfg, NULL), 0);
+	assert_int_equal(
+		parse(&a, &s, "serve", "-p", "70000", cfg, (char *)NULL), 0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err,
@@ -226,15 +234,16 @@ static void test_load_order_and_errors(void **state)
 			    "65535]");
 	cli_free(&svc_conf, &s);
 
-	assert_int_equal(parse(&a, &s, "serve", "--log-level", "loud", NULL),
-			 0);
+	assert_int_equal(
+		parse(&a, &s, "serve", "--log-level", "loud", (char *)NULL), 0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "--log-level: log_level: 'loud' is not "
 				    "one of error, warn, info, debug"));
 	cli_free(&svc_conf, &s);
 
-	assert_int_equal(parse(&a, &s, "serve", "--set", "port=1", NULL), 0);
+	assert_int_equal(
+		parse(&a, &s, "serve", "--set", "port=1", (char *)NULL), 0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "port 1 is reserved");
@@ -252,7 +261,7 @@ static void test_config_file_errors(void **state)
 
 	(void)state;
 	snprintf(cfg, sizeof(cfg), "--config=%s", path);
-	assert_int_equal(parse(&a, &s, "serve", cfg, NULL), 0);
+	assert_int_equal(parse(&a, &s, "serve", cfg, (char *)NULL), 0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)),
 			 -EINVAL);
 	snprintf(want, sizeof(want), "%s:2: log_level: 'chatty'", path);
@@ -269,13 +278,15 @@ static void test_log_level_applied(void **state)
 	struct svc s = {0};
 
 	(void)state;
-	assert_int_equal(parse(&a, &s, "serve", "--log-level", "error", NULL),
-			 0);
+	assert_int_equal(
+		parse(&a, &s, "serve", "--log-level", "error", (char *)NULL),
+		0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)), 0);
 	assert_int_equal(log_once("cli-warn", 0, LOG_LVL_WARN, "hidden"), 0);
 	cli_free(&svc_conf, &s);
-	assert_int_equal(parse(&a, &s, "serve", "--log-level", "debug", NULL),
-			 0);
+	assert_int_equal(
+		parse(&a, &s, "serve", "--log-level", "debug", (char *)NULL),
+		0);
 	assert_int_equal(cli_load(&svc_conf, &a, &s, err, sizeof(err)), 0);
 	assert_int_equal(log_once("cli-debug", 0, LOG_LVL_DEBUG, "shown"), 1);
 	cli_free(&svc_conf, &s);

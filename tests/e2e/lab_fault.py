@@ -95,7 +95,7 @@ def parse_args(argv):
     p.add_argument("--spread-factor", type=float, default=1)
     p.add_argument("--count-false-alarms", action="store_true",
                    help="count regressions in the healthy phase instead of failing")
-    p.add_argument("--timeout", type=int, default=900, help="whole lab run, s")
+    p.add_argument("--timeout", type=int, default=1100, help="whole lab run, s")
     p.add_argument("--summary", help="write the figures here (JSON)")
     p.add_argument("--out", help="keep the run's Prometheus series and database here")
     a = p.parse_args(argv)

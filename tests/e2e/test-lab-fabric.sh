@@ -34,7 +34,11 @@ hosts=(lab-a lab-b lab-c)
 declare -A pid=() leaf=([lab-a]=leaf1 [lab-b]=leaf1 [lab-c]=leaf2)
 declare -A rport=([lab-a]=18611 [lab-b]=18612 [lab-c]=18613)
 mkdir -p "$w"
-trap 'for p in "${pid[@]}"; do kill -9 "$p" 2>/dev/null; done' EXIT
+kill_all() {
+	local p
+	for p in "${pid[@]}"; do kill -9 "$p" 2>/dev/null; done
+}
+trap kill_all EXIT
 
 # --- diagnostics ---------------------------------------------------------
 

@@ -26,6 +26,7 @@ usage: test_image.py SOURCE_ROOT WORK_DIR FIXTURES_DIR
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,8 +47,28 @@ def log(msg):
 
 
 def run(cmd, check=True, timeout=900):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=timeout)
+    """CMD in a session of its own: on timeout its whole process group is
+    ended, not only CMD (a timed-out image.sh once left mmdebstrap
+    running)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                p.wait(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+        p.communicate()
+        raise Failed("%s: no end after %d s; stopped it and its children"
+                     % (" ".join(cmd), timeout))
+    p = subprocess.CompletedProcess(cmd, p.returncode, out)
     if check and p.returncode != 0:
         raise Failed("%s exited %d:\n%s" % (" ".join(cmd), p.returncode,
                                             p.stdout[-3000:]))
@@ -102,7 +123,7 @@ def main():
     t0 = time.monotonic()
     try:
         run(["bash", os.path.join(src, "scripts", "image.sh"), "--out", work,
-             "--tag", tag])
+             "--tag", tag], timeout=1100)
         log("scripts/image.sh: %.0f s" % (time.monotonic() - t0))
         user = run(["podman", "image", "inspect", "-f", "{{.Config.User}}",
                     tag]).stdout.strip()

@@ -13,6 +13,8 @@
   host name from the node, the collector and exporter on one PVC;
 - the rendered PrometheusRule passes `promtool check rules` and the alert
   unit tests of tests/grafana (alerts_test.yml run against it);
+- the probe's RBAC is exactly the calls it makes (validate/probe-api-calls.json;
+  the taint's only in the overlay that turns it on);
 - the checks can fail: a rendering without IPC_LOCK, with /sys writable,
   with a string port or without the RDMA resource is rejected.
 
@@ -31,7 +33,9 @@ OVERLAYS = {  # overlay: the RDMA resource its probe must request
     "aks-shared-device": "rdma/rdma_shared_device_a",
     "sriov": "rdma/ib",
     "roce-hostnetwork": "rdma/rdma_shared_device_a",
+    "aks-shared-device-taint": "rdma/rdma_shared_device_a",
 }
+TAINT = {"aks-shared-device-taint"}  # overlays that grant the taint
 
 
 class Failed(Exception):
@@ -136,6 +140,29 @@ def negative(validator, work, rendered):
             (name, p.stderr.strip().splitlines()[-1][:120]))
 
 
+def negative_rbac(validator, src, work, rendered):
+    """RBAC beyond the probe's calls, or the taint's without --taint, is
+    rejected."""
+    calls = os.path.join(src, "deploy", "kubernetes", "validate",
+                         "probe-api-calls.json")
+    for what, verb, res in (("list nodes", "list", "nodes"),
+                            ("patch nodes without the taint", "patch", "nodes")):
+        docs = [d for d in yaml.safe_load_all(open(rendered)) if d]
+        for d in docs:
+            if d["kind"] == "ClusterRole" and d["metadata"]["name"] == \
+                    "ibpulse-probe-node-condition":
+                d["rules"].append({"apiGroups": [""], "resources": [res],
+                                   "verbs": [verb]})
+        bad = os.path.join(work, "bad-rbac.yaml")
+        with open(bad, "w") as f:
+            yaml.safe_dump_all(docs, f)
+        p = run(["node", validator, "--rbac", calls, bad], check=False)
+        if p.returncode == 0:
+            raise Failed("validate.mjs accepted RBAC with " + what)
+        log("ok: RBAC with %s is rejected (%s)" %
+            (what, p.stderr.strip().splitlines()[-1][:120]))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -154,17 +181,25 @@ def main():
             rendered = os.path.join(work, overlay + ".yaml")
             rules = os.path.join(work, overlay + ".rules.yml")
             render(src, overlay, rendered)
+            calls = os.path.join(src, "deploy", "kubernetes", "validate",
+                                 "probe-api-calls.json")
             p = run(["node", validator, "--rdma", rdma, "--rules-out", rules,
-                     rendered])
+                     "--rbac", calls] + (["--taint"] if overlay in TAINT else [])
+                    + [rendered])
             log("ok: overlays/%s: %d checks" % (overlay, p.stdout.count("ok:")))
             ds = [d for d in yaml.safe_load_all(open(rendered))
                   if d and d["kind"] == "DaemonSet"][0]["spec"]["template"]["spec"]
             want = overlay == "roce-hostnetwork"
+            env = {e["name"]: e.get("value") for e in ds["containers"][0]["env"]}
+            if env.get("IBPULSE_KUBE_TAINT") != ("true" if overlay in TAINT else "false"):
+                raise Failed("overlays/%s: IBPULSE_KUBE_TAINT is %s" %
+                             (overlay, env.get("IBPULSE_KUBE_TAINT")))
             if bool(ds.get("hostNetwork")) != want:
                 raise Failed("overlays/%s: hostNetwork should be %s" % (overlay, want))
             log("ok: overlays/%s: hostNetwork %s" % (overlay, want))
             promtool(src, work, rules, overlay)
         negative(validator, work, os.path.join(work, "aks-shared-device.yaml"))
+        negative_rbac(validator, src, work, os.path.join(work, "aks-shared-device.yaml"))
     except (Failed, OSError, yaml.YAMLError) as e:
         print("test_kubernetes: FAIL: %s" % e, file=sys.stderr)
         return 1

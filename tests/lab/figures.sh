@@ -51,7 +51,7 @@ if [ -n "${LAB:-}" ]; then
 fi
 
 boot() { # ARGS...: seconds for `ibpulse-lab run ARGS -- true`, best of 3
-	local best= s e d
+	local best='' s e d
 	for _ in 1 2 3; do
 		s=$(date +%s.%N)
 		"$tool" run "$@" -- true >/dev/null || return 1

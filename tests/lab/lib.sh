@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Shared helpers of the lab test suite (sourced by tests/lab/test-*.sh). A
 # test script runs twice: on the host it checks that the lab can run and
 # boots it with itself as the command; inside the guest (LAB=1) it does the

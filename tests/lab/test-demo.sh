@@ -41,7 +41,7 @@ demo=
 trap '[ -n "$demo" ] && kill -TERM "$demo" 2>/dev/null && wait "$demo"; rm -rf "$out" "$work"' EXIT
 # --duration bounds a run that goes wrong; the test stops it itself.
 bash "$top/scripts/demo.sh" --no-install --build-dir "$build" --workdir "$work" \
-	--inject-fault --prometheus --prometheus-port "$pport" --duration 900 --interval 5 \
+	--inject-fault --prometheus --prometheus-port "$pport" --duration 1300 --interval 5 \
 	--period 15 --port "$port" >"$out" 2>&1 &
 demo=$!
 
@@ -89,7 +89,7 @@ b=$(wait_metrics 300 "a learned baseline" \
 	'^ibpulse_link_bandwidth_baseline_bytes_per_second\{.*host="demo-b"')
 lab_ok "test results and a baseline: ${b##* } B/s for demo-b -> demo-a"
 
-r=$(wait_metrics 420 "the regression" \
+r=$(wait_metrics 600 "the regression" \
 	'^ibpulse_link_regression\{.*host="demo-b".*metric="bandwidth".*\} 1$')
 [[ "$r" == *'peer_host="demo-a"'* ]] || lab_fail "regression of another link: $r"
 grep -q "FAULT injected" "$out" || lab_fail "the demo did not say it injected the fault: $(cat "$out")"

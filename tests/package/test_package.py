@@ -303,6 +303,8 @@ def check_installed(src):
         expect(r.returncode == 0 and "0.1.0" in r.stdout, b + " --version")
         r = run(["man", "-w", b], check=False)
         expect(r.returncode == 0 and "man8" in r.stdout, "man page for " + b)
+        r = run(["man", "-w", "5", b + ".ini"], check=False)
+        expect(r.returncode == 0 and "man5" in r.stdout, "man page for %s.ini" % b)
     units = sorted(f for f in os.listdir(UNITDIR) if f.startswith("ibpulse"))
     expect(len(units) == 6, "6 units installed: %s" % units)
     r = run(["systemd-analyze", "verify"] +

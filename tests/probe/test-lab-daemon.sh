@@ -118,7 +118,7 @@ iters = 200
 INI
 "$PROBE" daemon --config "$w/lab-e.ini" 2>"$w/lab-e.log" &
 pid_e=$!
-pids+=($pid_e)
+pids+=("$pid_e")
 
 # results HOST STRING...: how many spooled results of HOST hold every
 # STRING (one compact JSON object per file; grep, python is slow in TCG)
@@ -215,7 +215,7 @@ size = 65536
 duration = 40"
 "$PROBE" daemon --config "$w/lab-c.ini" 2>"$w/lab-c.log" &
 pid_c=$!
-pids+=($pid_c)
+pids+=("$pid_c")
 # Testing for 3 s in a row: the long test, not a short one of B.
 seen=0
 for ((i = 0; i < 180 && seen < 4; i++)); do

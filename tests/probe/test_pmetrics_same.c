@@ -140,8 +140,12 @@ static char **samples(const char *body, size_t *n)
 	     l = strtok_r(NULL, "\n", &save)) {
 		if (*l == '#')
 			continue;
-		if (*n == cap)
-			v = realloc(v, (cap *= 2) * sizeof(*v));
+		if (*n == cap) {
+			char **grown = realloc(v, (cap *= 2) * sizeof(*v));
+
+			assert_non_null(grown);
+			v = grown;
+		}
 		v[(*n)++] = strdup(l);
 	}
 	free(copy);

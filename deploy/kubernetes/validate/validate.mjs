@@ -9,9 +9,17 @@
  * there, and takes its host name from the node (downward API); the
  * collector and exporter share one PVC in one single-replica pod.
  *
- * usage: node validate.mjs [--rdma RESOURCE] [--rules-out FILE] RENDERED.yaml
+ * The probe's RBAC is exactly the API calls it makes (--rbac FILE, the
+ * list in probe-api-calls.json: its "condition" calls, and its "taint"
+ * calls with --taint), bound to its own ServiceAccount and no other.
+ *
+ * usage: node validate.mjs [--rdma RESOURCE] [--rules-out FILE]
+ *                          [--rbac CALLS.json [--taint]] RENDERED.yaml
+ *        node validate.mjs --objects FILE.json
  *   --rdma       the resource the probe must request (default: any rdma/*)
  *   --rules-out  write the PrometheusRule's spec (a Prometheus rules file)
+ *   --objects    only validate each object of a JSON array against its
+ *                API schema (the Node bodies the probe's calls produce)
  * Prints one "ok:" line per check; exits 1 on the first failure.
  */
 import fs from "node:fs";
@@ -20,6 +28,7 @@ import yaml from "js-yaml";
 const MODELS = {
   "v1": "kubernetes-models/v1/",
   "apps/v1": "kubernetes-models/apps/v1/",
+  "rbac.authorization.k8s.io/v1": "kubernetes-models/rbac.authorization.k8s.io/v1/",
   "monitoring.coreos.com/v1": "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/",
 };
 
@@ -87,6 +96,34 @@ function checkProbe(docs, rdma) {
   return pod;
 }
 
+/* The rules bound to the probe's ServiceAccount, as "verb resource". */
+function checkRbac(docs, pod, callsFile, taint) {
+  const calls = JSON.parse(fs.readFileSync(callsFile, "utf8"));
+  const want = calls.condition.concat(taint ? calls.taint : [])
+    .map(([verb, res]) => `${verb} ${res}`).sort();
+  const sa = pod.serviceAccountName;
+  ok(sa && find(docs, "ServiceAccount", sa) && pod.automountServiceAccountToken === true,
+     `probe: its own ServiceAccount ${sa}, token mounted`);
+  const bound = docs.filter((d) => d.kind === "ClusterRoleBinding" || d.kind === "RoleBinding")
+    .filter((b) => (b.subjects || []).some((s) => s.kind === "ServiceAccount" && s.name === sa));
+  const got = new Set();
+  for (const b of bound) {
+    ok(b.subjects.length === 1 && b.subjects[0].namespace === "ibpulse",
+       `${b.kind} ${b.metadata.name}: binds ${sa} of namespace ibpulse only`);
+    const role = find(docs, b.roleRef.kind, b.roleRef.name);
+    for (const r of role.rules || []) {
+      if ((r.apiGroups || []).some((g) => g !== "") || r.nonResourceURLs)
+        fail(`${role.kind} ${role.metadata.name}: grants beyond the core API group`);
+      for (const res of r.resources || [])
+        for (const verb of r.verbs || [])
+          got.add(`${verb} ${res}`);
+    }
+  }
+  const have = [...got].sort();
+  ok(JSON.stringify(have) === JSON.stringify(want),
+     `probe: RBAC grants exactly the calls it makes (${want.join(", ")}; granted: ${have.join(", ")})`);
+}
+
 function checkCollector(docs) {
   const dep = find(docs, "Deployment", "ibpulse-collector");
   ok(dep.spec.replicas === 1 && dep.spec.strategy.type === "Recreate",
@@ -104,24 +141,40 @@ function checkCollector(docs) {
 
 async function main() {
   const argv = process.argv.slice(2);
-  let rdma = null, rulesOut = null, file = null;
+  let rdma = null, rulesOut = null, file = null, rbac = null, taint = false,
+    objects = null;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--rdma")
       rdma = argv[++i];
     else if (argv[i] === "--rules-out")
       rulesOut = argv[++i];
+    else if (argv[i] === "--rbac")
+      rbac = argv[++i];
+    else if (argv[i] === "--taint")
+      taint = true;
+    else if (argv[i] === "--objects")
+      objects = argv[++i];
     else if (!file)
       file = argv[i];
     else
       fail("unexpected argument " + argv[i]);
   }
+  if (objects) {
+    const list = JSON.parse(fs.readFileSync(objects, "utf8"));
+    for (const d of list)
+      await validate(d);
+    ok(list.length > 0, `${list.length} objects valid against their API schemas`);
+    return;
+  }
   if (!file)
-    fail("usage: node validate.mjs [--rdma RESOURCE] [--rules-out FILE] RENDERED.yaml");
+    fail("usage: node validate.mjs [--rdma RESOURCE] [--rules-out FILE] [--rbac FILE [--taint]] RENDERED.yaml");
   const docs = yaml.loadAll(fs.readFileSync(file, "utf8")).filter((d) => d);
   for (const d of docs)
     await validate(d);
   ok(true, `${docs.length} objects valid against their API schemas`);
   const pod = checkProbe(docs, rdma);
+  if (rbac)
+    checkRbac(docs, pod, rbac, taint);
   checkCollector(docs);
   const cm = docs.find((d) => d.kind === "ConfigMap" &&
                        (d.metadata.labels || {}).grafana_dashboard === "1");
