@@ -176,9 +176,73 @@ static void lc_stats(struct lctx *c)
 	}
 }
 
+/* Link @x's tests since @since: bad and good. */
+static void lc_since(const struct lctx *c, uint32_t x, double since,
+		     unsigned *bad, unsigned *good)
+{
+	*bad = *good = 0;
+	for (size_t k = c->off[x + 1]; k-- > c->off[x];) {
+		const struct loc_test *t = &c->t[c->list[k]];
+
+		if (t->started < since)
+			break;
+		*bad += t->bad != 0;
+		*good += !t->bad;
+	}
+}
+
+/* The switches at the far ends of switch @w's links test @i crossed. */
+static size_t lc_far(const struct lctx *c, uint32_t i, uint32_t w,
+		     uint32_t *far, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < c->t[i].n_elems && n < max; j++) {
+		const struct loc_elem *l = &c->e[c->t[i].elems[j]];
+
+		if (l->kind == LOC_LINK && (l->sw[0] == w || l->sw[1] == w))
+			far[n++] = l->sw[0] == w ? l->sw[1] : l->sw[0];
+	}
+	return n;
+}
+
+/*
+ * Do switch @w's bad tests all cross one cable of it (either way)? Then
+ * that cable explains them as well as the whole switch does: its links
+ * are the more precise answer, and more tests must tell.
+ */
+static int lc_one_cable(const struct lctx *c, uint32_t w)
+{
+	uint32_t keep[2] = {LOC_NONE, LOC_NONE}, far[4];
+	int first = 1;
+
+	for (size_t k = c->off[w]; k < c->off[w + 1]; k++) {
+		uint32_t i = c->list[k];
+		size_t n;
+
+		if (!c->t[i].bad)
+			continue;
+		n = lc_far(c, i, w, far, 4);
+		for (int a = 0; a < 2; a++) {
+			int in = 0;
+
+			for (size_t b = 0; b < n && !first; b++)
+				in |= far[b] == keep[a];
+			if (first)
+				keep[a] = a < (int)n ? far[a] : LOC_NONE;
+			else if (!in)
+				keep[a] = LOC_NONE;
+		}
+		first = 0;
+	}
+	return keep[0] != LOC_NONE || keep[1] != LOC_NONE;
+}
+
 /*
  * A switch is a candidate only when every link of it that carried tests
- * is implicated (more bad than good), and at least two are.
+ * since its own first bad test is implicated (more bad than good), at
+ * least two are, and its bad tests do not all cross one cable: a switch
+ * that failed at some time is judged on what crossed it since.
  */
 static int lc_switches(struct lctx *c)
 {
@@ -187,22 +251,25 @@ static int lc_switches(struct lctx *c)
 	int ret = with && bad ? 0 : -ENOMEM;
 
 	for (size_t x = 0; !ret && x < c->ne; x++) {
-		const struct loc_stat *s = &c->e[x].st;
-
-		if (c->e[x].kind != LOC_LINK || !(s->bad + s->good))
+		if (c->e[x].kind != LOC_LINK)
 			continue;
 		for (int k = 0; k < 2; k++) {
 			uint32_t w = c->e[x].sw[k];
+			unsigned b, g;
 
-			if (w >= c->ne)
+			if (w >= c->ne || !c->e[w].st.bad)
+				continue;
+			lc_since(c, (uint32_t)x, c->e[w].st.first_bad, &b, &g);
+			if (!(b + g))
 				continue;
 			with[w]++;
-			bad[w] += s->bad && s->bad > s->good;
+			bad[w] += b && b > g;
 		}
 	}
 	for (size_t x = 0; !ret && x < c->ne; x++)
 		if (c->e[x].kind == LOC_SWITCH &&
-		    (bad[x] < 2 || bad[x] != with[x]))
+		    (bad[x] < 2 || bad[x] != with[x] ||
+		     lc_one_cable(c, (uint32_t)x)))
 			c->no[x] = LOC_WHY_SWITCH;
 	free(with);
 	free(bad);

@@ -28,8 +28,10 @@
  * @min_gain and explain at least @bad_tests tests; a link or switch is
  * also refused when one host port is an end of all its bad tests (that
  * port explains them as well: more tests must tell), and a switch is
- * named only when all its links that carried tests are implicated (more
- * bad than good, at least two of them). Host-side picks are never named
+ * named only when all its links that carried tests since its first bad
+ * one are implicated (more bad than good, at least two of them) and its
+ * bad tests do not all cross one of its cables (that cable's links
+ * explain them as well, and more precisely). Host-side picks are never named
  * here: they absorb the bad tests that a bad port or device explains, so
  * that one fault is not named twice.
  *

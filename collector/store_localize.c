@@ -59,7 +59,6 @@ static void lz_kind_clear(struct lz_kind *k)
 	free(k->obs);
 	free(k->from);
 	free(k->confirm);
-	free(k->expl);
 	free(k->profile);
 	memset(k, 0, sizeof(*k));
 }
@@ -731,26 +730,22 @@ int store_localize_flush(struct store *st, double now)
 	return store_done(st, s, "localize window");
 }
 
-static int lz_cmp_expl(const void *a, const void *b)
-{
-	const struct lz_expl *x = a, *y = b;
-
-	if (x->element != y->element)
-		return x->element < y->element ? -1 : 1;
-	return (x->started > y->started) - (x->started < y->started);
-}
-
 int store_localize_explains(struct store *st, int64_t element, double started)
 {
 	struct store_localize *lz = st->localize;
-	struct lz_expl key = {element, started};
+	sqlite3_stmt *s;
+	int rc;
 
-	for (size_t i = 0; lz && i < lz->n_kinds; i++)
-		if (lz->kinds[i].n_expl &&
-		    bsearch(&key, lz->kinds[i].expl, lz->kinds[i].n_expl,
-			    sizeof(key), lz_cmp_expl))
-			return 1;
-	return 0;
+	if (!lz || !lz->o.enabled)
+		return 0;
+	s = lz_stmt(lz, LSQL_EXPL_GET);
+	lz_int(s, ":el", element);
+	lz_real(s, ":started", started);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store_err(st, rc, "localize explained");
+	return rc == SQLITE_ROW;
 }
 
 int store_localize_confirms(struct store *st, struct planner_link **out,
@@ -829,22 +824,35 @@ int store_localize_retire(struct store *st, const char *host, size_t *changes)
 	return ret;
 }
 
-int store_localize_prune(struct store *st, double cutoff, long long batch,
-			 size_t *n)
+/* Run prune statement @w (:cutoff, :batch); its changes in *@n. */
+static int lz_prune_one(struct store *st, enum lsql w, double cutoff,
+			long long batch, size_t *n)
+{
+	sqlite3_stmt *s = lz_stmt(st->localize, w);
+	int ret;
+
+	lz_real(s, ":cutoff", cutoff);
+	lz_int(s, ":batch", batch);
+	ret = store_done(st, s, "prune localization");
+	*n = ret ? 0 : (size_t)sqlite3_changes(st->db);
+	return ret;
+}
+
+int store_localize_prune(struct store *st, double stale, double cutoff,
+			 long long batch, size_t *n)
 {
 	struct store_localize *lz = st->localize;
-	sqlite3_stmt *s;
+	size_t k[2] = {0};
 	int ret;
 
 	*n = 0;
-	if (!lz || !isfinite(cutoff))
+	if (!lz)
 		return 0;
-	s = lz_stmt(lz, LSQL_PRUNE);
-	lz_real(s, ":cutoff", cutoff);
-	lz_int(s, ":batch", batch);
-	ret = store_done(st, s, "prune fabric suspects");
+	ret = lz_prune_one(st, LSQL_EXPL_PRUNE, stale, batch, &k[0]);
+	if (!ret && isfinite(cutoff))
+		ret = lz_prune_one(st, LSQL_PRUNE, cutoff, batch, &k[1]);
 	if (ret)
 		return ret;
-	*n = (size_t)sqlite3_changes(st->db);
-	return *n >= (size_t)batch;
+	*n = k[0] + k[1];
+	return k[0] >= (size_t)batch || k[1] >= (size_t)batch;
 }

@@ -58,10 +58,11 @@ int store_localize_add(struct store *st, const char *host,
 int store_localize_flush(struct store *st, double now);
 
 /*
- * store_localize_explains() - 1 when an open link or switch suspect lies
- * on the path of the bad result that evidence element @element (its id
- * in schema/005_evidence.sql's element) took at @started: the result is
- * explained and counts neither for nor against that element.
+ * store_localize_explains() - 1 when a link or switch suspect lay on the
+ * path of the bad result that evidence element @element (its id in
+ * schema/005_evidence.sql's element) took at @started, while it was
+ * named: the result is explained and counts neither for nor against
+ * that element, also after the suspect closed (the cause was found).
  */
 int store_localize_explains(struct store *st, int64_t element, double started);
 
@@ -117,10 +118,12 @@ int store_localize_cover_json(struct store *st, const struct planner_cover *pc,
 int store_localize_retire(struct store *st, const char *host, size_t *changes);
 
 /*
- * Delete closed fabric suspects that closed before @cutoff, at most
- * @batch; *@n the rows. 1 when a batch was full.
+ * Forget the explanations of results that started before @stale (the
+ * evidence no longer judges them) and delete fabric suspects that closed
+ * before @cutoff, at most @batch each; *@n the rows. 1 when a batch was
+ * full.
  */
-int store_localize_prune(struct store *st, double cutoff, long long batch,
-			 size_t *n);
+int store_localize_prune(struct store *st, double stale, double cutoff,
+			 long long batch, size_t *n);
 
 #endif

@@ -34,6 +34,9 @@ enum lsql {
 	LSQL_COVER_INS,
 	LSQL_UNCOV_DEL,
 	LSQL_UNCOV_INS,
+	LSQL_EXPL_INS,
+	LSQL_EXPL_GET,
+	LSQL_EXPL_PRUNE,
 	LSQL_COUNT
 };
 
@@ -58,12 +61,6 @@ struct lz_obs {
 	uint32_t n_elems;
 };
 
-/* A (result of the evidence, started) a fabric suspect explains. */
-struct lz_expl {
-	int64_t element;
-	double started;
-};
-
 /* The window of one (profile, metric). */
 struct lz_kind {
 	char *profile;
@@ -76,8 +73,6 @@ struct lz_kind {
 	int dirty;
 	uint32_t *confirm; /* links needing confirmation tests */
 	size_t n_confirm;
-	struct lz_expl *expl; /* what fabric suspects explain, sorted */
-	size_t n_expl;
 };
 
 /* Where a profile's data flows, as its results said. */

@@ -407,7 +407,7 @@ static int lz_sus_update(struct lz_ctx *c, int64_t id, uint32_t x,
 	lz_int(s, ":id", id);
 	lz_int(s, ":bad", st->bad);
 	lz_int(s, ":good", st->good);
-	lz_real(s, ":confidence", p ? p->confidence : 0);
+	lz_real(s, ":confidence", p ? p->confidence : NAN);
 	lz_real(s, ":gain", p ? p->gain : st->gain);
 	lz_text(s, ":counters", c->counters[x]);
 	lz_int(s, ":lower", c->k->metric == BASELINE_BANDWIDTH);
@@ -460,6 +460,15 @@ static int lz_recover(struct lz_ctx *c)
 			ret = lz_sus_close(c, o[i].id, o[i].x, "recovered",
 					   f.last_at);
 		c->k->from[o[i].x] = c->e[o[i].x].from = f.last_at;
+		/* a switch's links start afresh with it: the bad tests it
+		 * explained must not name them now */
+		for (uint32_t l = 0;
+		     c->e[o[i].x].kind == LOC_SWITCH && l < c->ne; l++)
+			if (c->e[l].kind == LOC_LINK &&
+			    (c->e[l].sw[0] == o[i].x ||
+			     c->e[l].sw[1] == o[i].x))
+				c->k->from[l] = c->e[l].from =
+					fmax(c->e[l].from, f.last_at);
 		again = 1;
 	}
 	free(o);
@@ -534,40 +543,13 @@ static int lz_ev_id(struct lz_ctx *c, uint32_t x, int64_t *id)
 		       : store_err(c->st, rc, "evidence element");
 }
 
-static int lz_cmp_expl(const void *a, const void *b)
-{
-	const struct lz_expl *x = a, *y = b;
-
-	if (x->element != y->element)
-		return x->element < y->element ? -1 : 1;
-	return (x->started > y->started) - (x->started < y->started);
-}
-
-/* Judge again, in this flush, the elements in one list and not the other. */
-static int lz_touch_diff(struct store *st, const struct lz_expl *a, size_t na,
-			 const struct lz_expl *b, size_t nb)
-{
-	size_t i = 0, j = 0;
-	int ret = 0;
-
-	while (!ret && (i < na || j < nb)) {
-		int d = i == na ? 1 : j == nb ? -1 : lz_cmp_expl(&a[i], &b[j]);
-
-		if (d < 0)
-			ret = store_evidence_touch(st, a[i++].element);
-		else if (d > 0)
-			ret = store_evidence_touch(st, b[j++].element);
-		else
-			i++, j++;
-	}
-	return ret;
-}
-
-/* The bad results fabric suspects explain, for the evidence. */
+/*
+ * The bad results fabric suspects explain, for the evidence: each end's
+ * port and device (localize_explained, for good: the cause was found);
+ * the elements that gain one are judged again in this flush.
+ */
 static int lz_explained(struct lz_ctx *c)
 {
-	struct lz_expl *v = NULL;
-	size_t n = 0, cap = 0;
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < c->k->n; i++) {
@@ -580,37 +562,21 @@ static int lz_explained(struct lz_ctx *c)
 		    c->e[c->r.picks[p].elem].kind < LOC_LINK)
 			continue;
 		for (int k = 0; !ret && k < 4; k++) {
+			sqlite3_stmt *s;
 			int64_t id;
 
 			ret = lz_ev_id(c, ends[k], &id);
 			if (ret || !id)
 				continue;
-			if (n == cap) {
-				struct lz_expl *q;
-
-				cap = cap ? 2 * cap : 64;
-				q = realloc(v, cap * sizeof(*q));
-				if (!q) {
-					ret = -ENOMEM;
-					break;
-				}
-				v = q;
-			}
-			v[n++] = (struct lz_expl){id, o->started};
+			s = lz_stmt(c->lz, LSQL_EXPL_INS);
+			lz_int(s, ":el", id);
+			lz_real(s, ":started", o->started);
+			ret = store_done(c->st, s, "localize explained");
+			if (!ret && sqlite3_changes(c->st->db))
+				ret = store_evidence_touch(c->st, id);
 		}
 	}
-	if (!ret && n)
-		qsort(v, n, sizeof(*v), lz_cmp_expl);
-	if (!ret)
-		ret = lz_touch_diff(c->st, c->k->expl, c->k->n_expl, v, n);
-	if (ret) {
-		free(v);
-		return ret;
-	}
-	free(c->k->expl);
-	c->k->expl = v;
-	c->k->n_expl = n;
-	return 0;
+	return ret;
 }
 
 /* The links that need confirmation tests; the version moves on change. */

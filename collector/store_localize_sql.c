@@ -55,7 +55,7 @@ static const char *const lsql_text[LSQL_COUNT] = {
 		":last, :now)",
 	[LSQL_SUS_UPD] =
 		"UPDATE fabric_suspect SET bad_tests = :bad, good_tests = :good, "
-		"confidence = :confidence, gain = :gain, "
+		"confidence = coalesce(:confidence, confidence), gain = :gain, "
 		"counters = coalesce(:counters, counters), "
 		"worst = CASE WHEN :lower THEN min(worst, :worst) ELSE max(worst, :worst) END, "
 		"last = :last, updated = :now WHERE id = :id AND closed IS NULL",
@@ -93,6 +93,16 @@ static const char *const lsql_text[LSQL_COUNT] = {
 		"INSERT OR REPLACE INTO fabric_link_uncovered (period, a_node_guid, "
 		"a_port, b_node_guid, b_port, reason) VALUES (:period, :a_guid, :a_port, "
 		":b_guid, :b_port, :reason)",
+	[LSQL_EXPL_INS] =
+		"INSERT OR IGNORE INTO localize_explained (element_id, started) "
+		"VALUES (:el, :started)",
+	[LSQL_EXPL_GET] =
+		"SELECT 1 FROM localize_explained WHERE element_id = :el "
+		"AND started = :started",
+	[LSQL_EXPL_PRUNE] =
+		"DELETE FROM localize_explained WHERE (element_id, started) IN "
+		"(SELECT element_id, started FROM localize_explained "
+		"WHERE started < :cutoff LIMIT :batch)",
 };
 /* clang-format on */
 

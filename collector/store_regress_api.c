@@ -130,7 +130,7 @@ int store_regress_prune(struct store *st, double now, double cutoff,
 	if (!ret) {
 		size_t k = 0;
 
-		ret = store_localize_prune(st, cutoff, batch, &k);
+		ret = store_localize_prune(st, stale, cutoff, batch, &k);
 		more |= ret > 0;
 		ret = ret > 0 ? 0 : ret;
 		n[4] += k;

@@ -105,6 +105,18 @@ CREATE TABLE fabric_link_uncovered (
 	PRIMARY KEY (period, a_node_guid, a_port)
 ) WITHOUT ROWID;
 
+-- The bad results of the evidence's elements (schema/005_evidence.sql)
+-- that a link or switch suspect explained: their path crossed it while
+-- it was named. They count neither for nor against the element, also
+-- after the link recovered or the test left the window (the cause was
+-- found); deleted with their element, or after window_days.
+CREATE TABLE localize_explained (
+	element_id INTEGER NOT NULL REFERENCES element(id) ON DELETE CASCADE,
+	started REAL NOT NULL,		-- the result's
+	PRIMARY KEY (element_id, started)
+) WITHOUT ROWID;
+CREATE INDEX localize_explained_started ON localize_explained(started);
+
 -- Plan entries name the destination LID a test sends to (NULL: the
 -- responder's base LID).
 ALTER TABLE plan_entry ADD COLUMN dlid INTEGER;

@@ -4,12 +4,13 @@
  * fat tree routed destination-mod-k, as OpenSM's fat-tree engine routes:
  * a bad uplink is named (and the hosts behind it are not), a bad host
  * port absorbs its bad tests (no link is named), a whole spine is named
- * as a switch (not its links), a flapping link is named, noise names
+ * as a switch (not its links), also when it fails after good tests, but
+ * not for the first bad tests of one of its cables, a flapping link is
+ * named, noise names
  * nothing, a link whose bad tests all share one host port waits for more,
  * a bad test asks for confirmation tests through its links until good
  * tests of other ports follow, two links no test tells apart share the
- * confidence (a third each with the spine whose only tested links they
- * are), an element's fresh window drops older tests, counters add
+ * confidence, an element's fresh window drops older tests, counters add
  * evidence, and bad input is refused.
  */
 #include <errno.h>
@@ -259,6 +260,56 @@ static void test_bad_spine(void **state)
 	free(w);
 }
 
+/* A spine that fails after a window of good tests, and only some of its
+ * links tested since: the switch, not a link (the good tests before it
+ * failed say nothing of it). */
+static void test_spine_fails_late(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	int s = 0;
+	uint32_t got[16];
+	double when = 1000;
+
+	(void)state;
+	world_init(w);
+	all_pairs(w, none, NULL);
+	/* then from leaves 0 and 1 only, to every other leaf */
+	for (int a = 0; a < 2 * PER; a++)
+		for (int b = 2 * PER; b < HOSTS; b++)
+			add(w, a, b, when += 1, bad_spine(a, b, &s));
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 1);
+	assert_int_equal(got[0], SPINE(s));
+	localize_result_free(&w->r);
+	free(w);
+}
+
+/* The first bad tests of a cable (both ways) are not its spine's. */
+static void test_cable_is_not_the_spine(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	uint32_t got[16];
+
+	(void)state;
+	world_init(w);
+	/* leaf 1 <-> spine 0, both ways: three bad tests, each through one
+	 * other link of the spine, so every tested link is implicated */
+	add(w, 4, 8, 1, 1);  /* up(1,0), down(0,2) */
+	add(w, 5, 12, 2, 1); /* up(1,0), down(0,3) */
+	add(w, 1, 6, 3, 1);  /* up(0,0), down(0,1) */
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(w->e[SPINE(0)].st.why, LOC_WHY_SWITCH);
+	assert_int_equal(named(w, got), 0);
+	localize_result_free(&w->r);
+	/* a bad test elsewhere through the spine: the switch */
+	add(w, 9, 14, 4, 1); /* up(2,0), down(0,3) */
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 1);
+	assert_int_equal(got[0], SPINE(0));
+	localize_result_free(&w->r);
+	free(w);
+}
+
 static int flap(int a, int b, void *arg)
 {
 	static int n;
@@ -382,9 +433,10 @@ static void test_ambiguous(void **state)
 	add(w, 1, 4, 4, 1);
 	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
 	assert_int_equal(named(w, got), 1);
-	/* the two links, and spine 0 whose only links they are: a third */
+	/* the two links (not spine 0: one cable of it explains them all) */
 	assert_int_equal(got[0], UP(0, 0));
-	assert_true(fabs(w->r.picks[0].confidence - 1.0 / 3) < 0.01);
+	assert_true(fabs(w->r.picks[0].confidence - 0.5) < 0.01);
+	assert_int_equal(w->e[SPINE(0)].st.why, LOC_WHY_SWITCH);
 	localize_result_free(&w->r);
 	/* a good test through down(0,1) from leaf 2 tells them apart */
 	add(w, 8, 4, 5, 0);
@@ -486,6 +538,8 @@ int main(void)
 		cmocka_unit_test(test_bad_uplink),
 		cmocka_unit_test(test_bad_port),
 		cmocka_unit_test(test_bad_spine),
+		cmocka_unit_test(test_spine_fails_late),
+		cmocka_unit_test(test_cable_is_not_the_spine),
 		cmocka_unit_test(test_flap),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_one_port),
