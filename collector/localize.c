@@ -416,6 +416,49 @@ static int lc_greedy(struct lctx *c)
 	}
 }
 
+/* Another named pick whose element test @i crossed; LOC_NONE: none. */
+static uint32_t lc_other_named(const struct lctx *c, uint32_t i, uint32_t p)
+{
+	for (size_t j = 0; j < c->t[i].n_elems; j++) {
+		uint32_t y = c->t[i].elems[j], q = c->e[y].st.pick;
+
+		if (q != LOC_NONE && q != p && c->r->picks[q].named &&
+		    counts(c, i, y))
+			return q;
+	}
+	return LOC_NONE;
+}
+
+/*
+ * Reverse delete: a named link or switch all of whose bad tests also
+ * crossed other named picks is not needed to explain them (two faults
+ * whose paths meet at a link make that link look worst to the greedy
+ * pass); it is dropped, in the order picked, its tests given to those.
+ */
+static void lc_prune(struct lctx *c)
+{
+	for (uint32_t p = 0; p < c->r->n_picks; p++) {
+		struct loc_pick *k = &c->r->picks[p];
+		int needed = 0;
+
+		if (!k->named || c->e[k->elem].kind < LOC_LINK)
+			continue;
+		for (size_t i = 0; i < c->nt && !needed; i++)
+			needed = c->covered[i] == p &&
+				 lc_other_named(c, (uint32_t)i, p) == LOC_NONE;
+		if (needed)
+			continue;
+		for (size_t i = 0; i < c->nt; i++)
+			if (c->covered[i] == p)
+				c->covered[i] =
+					lc_other_named(c, (uint32_t)i, p);
+		k->named = 0;
+		k->bad = 0;
+		c->no[k->elem] = LOC_WHY_EXPLAINED;
+		c->e[k->elem].st.pick = LOC_NONE;
+	}
+}
+
 /* The named pick explaining test @i, LOC_NONE when none. */
 static uint32_t lc_named(const struct lctx *c, uint32_t i)
 {
@@ -537,8 +580,10 @@ int localize_run(const struct loc_opts *o, struct loc_elem *e, size_t ne,
 	}
 	if (!ret)
 		ret = lc_greedy(&c);
-	if (!ret)
+	if (!ret) {
+		lc_prune(&c);
 		lc_finish(&c);
+	}
 	if (!ret) {
 		out->covered = c.covered; /* theirs now */
 		c.covered = NULL;

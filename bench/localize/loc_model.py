@@ -127,19 +127,22 @@ def _cable_keys(routes, leaf, spine):
             ("fabric_link", routes.spine(spine), leaf + 1)]
 
 
-def draw(fabric, kinds, repeat, rng, o):
+def draw(fabric, kinds, repeat, rng, o, per_wave=1):
     """The faults of the run: each kind of @kinds @repeat times, in a
-    random order, one at a time (a wave each), on elements no other fault
-    uses. Returns [fleet_model.Fault]."""
+    random order, @per_wave at a time (one by default), on elements no
+    other fault uses: hosts apart, and cables only of spines no spine
+    fault takes. Returns [fleet_model.Fault]."""
     order = [k for k in kinds for _ in range(repeat)]
     rng.shuffle(order)
     free = list(fabric.hosts)
     rng.shuffle(free)
     r = fabric.routes
-    cables = [(leaf, s) for leaf in range(r.leaves) for s in range(r.spines)]
-    rng.shuffle(cables)
     spines = list(range(r.spines))
     rng.shuffle(spines)
+    spines = spines[:order.count("spine")]  # the spine faults', in turn
+    cables = [(leaf, s) for leaf in range(r.leaves) for s in range(r.spines)
+              if s not in spines]
+    rng.shuffle(cables)
     out = []
     for i, kind in enumerate(order):
         group = "%s#%d" % (kind, i + 1)
@@ -170,7 +173,7 @@ def draw(fabric, kinds, repeat, rng, o):
                 "spine", [("switch", r.spine(s))], label), share=0.5)
         else:
             raise ValueError("unknown fault kind '%s'" % kind)
-        f.wave = i
+        f.wave = i // per_wave
         out.append(f)
     return out
 

@@ -10,7 +10,8 @@ its directed links) and the figures of issue 19 are computed:
   element at fault), as bench/scale's device of a faulty port, and counts
   neither way;
 - top-1: faults whose first suspect opened while they were on (or within
-  a period after the repair) is a right one / faults injected;
+  a period after the repair; those right for another fault on at once
+  aside) is a right one / faults injected;
 - periods from the fault to detection (the first suspect of any kind,
   right or not) and from the fault's first test to the right suspect;
 - false alarms per healthy hour: false suspects opened in the healthy
@@ -78,8 +79,10 @@ def localize_score(tracker, begin, end, tail_periods, period,
     top1, detect, to_right, by_kind = 0, [], [], {}
     for f in faults:
         lo, hi = f.t_on - fleet_score.EPS, (f.t_off or end) + P
-        seen = sorted((s for s in susp if lo <= s.since <= hi),
-                      key=lambda s: s.since)
+        # suspects of this fault's time, but those of another fault on
+        # at once
+        seen = sorted((s for s in susp if lo <= s.since <= hi and
+                       s.fault in (f, None)), key=lambda s: s.since)
         first = seen[0] if seen else None
         ok = first is not None and first.fault is f and first.verdict in (
             "right", "after repair")

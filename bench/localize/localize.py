@@ -92,6 +92,9 @@ def _opts_localize(p):
                    "over its own spine (the planner's DLID chooses)")
     g.add_argument("--repeat", type=fleet.positive(int), default=4,
                    help="faults of each kind (--faults), one at a time")
+    g.add_argument("--concurrent", type=fleet.positive(int), default=1,
+                   help="faults on at once (on disjoint elements); 1: one "
+                   "at a time")
     g.add_argument("--healthy", type=int,
                    help="healthy periods at the end (default: an hour of "
                    "the shipped period)")
@@ -135,8 +138,9 @@ def run(a, out):
     proc = None
     try:
         fabric = loc_model.RoutedFabric(subnet, a.speed, rng, a.port_spread)
-        faults = loc_model.draw(fabric, a.kinds, a.repeat, rng, a)
-        a.waves = len(faults)
+        faults = loc_model.draw(fabric, a.kinds, a.repeat, rng, a,
+                                a.concurrent)
+        a.waves = max(f.wave for f in faults) + 1
         defaults = fleet_conf.shipped(a.collector, out)
         shipped_period = float(defaults["planner"]["period"])
         keys, note = fleet_conf.scale(defaults, a.period)

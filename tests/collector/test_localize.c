@@ -5,8 +5,9 @@
  * a bad uplink is named (and the hosts behind it are not), a bad host
  * port absorbs its bad tests (no link is named), a whole spine is named
  * as a switch (not its links), also when it fails after good tests, but
- * not for the first bad tests of one of its cables, a flapping link is
- * named, noise names
+ * not for the first bad tests of one of its cables, two bad uplinks whose
+ * tests meet at a downlink are named and the downlink is not, a flapping
+ * link is named, noise names
  * nothing, a link whose bad tests all share one host port waits for more,
  * a bad test asks for confirmation tests through its links until good
  * tests of other ports follow, two links no test tells apart share the
@@ -26,7 +27,7 @@
 
 #include "localize.h"
 
-#define LEAVES 4
+#define LEAVES 6
 #define PER 4 /* hosts per leaf */
 #define SPINES 2
 #define HOSTS (LEAVES * PER)
@@ -310,6 +311,46 @@ static void test_cable_is_not_the_spine(void **state)
 	free(w);
 }
 
+/*
+ * Two bad uplinks whose tests meet at one downlink: that downlink sees
+ * the most bad tests and is picked first, then each uplink for its other
+ * tests; then the downlink is dropped (both explain its tests).
+ */
+static void test_two_faults_meet(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	uint32_t got[16];
+	double when = 0;
+
+	(void)state;
+	world_init(w);
+	for (int k = 0; k < 4; k++) {
+		/* up(0,0) and up(1,0) to leaf 3: down(0,3), 8 bad tests */
+		add(w, k, 12 + 2 * (k % 2), when += 1, 1);
+		add(w, 4 + k, 12 + 2 * (k % 2), when += 1, 1);
+	}
+	for (int k = 0; k < 3; k++) {
+		/* up(0,0) to leaf 2, up(1,0) to leaf 4: their own */
+		add(w, k, 8 + 2 * (k % 2), when += 1, 1);
+		add(w, 4 + k, 16 + 2 * (k % 2), when += 1, 1);
+	}
+	/* spine 0 is fine from leaves 2 and 5 */
+	add(w, 9, 4, when += 1, 0);
+	add(w, 21, 6, when += 1, 0);
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(w->r.picks[0].elem, DOWN(0, 3));
+	assert_int_equal(named(w, got), 2);
+	assert_true((got[0] == UP(0, 0) && got[1] == UP(1, 0)) ||
+		    (got[0] == UP(1, 0) && got[1] == UP(0, 0)));
+	assert_int_equal(w->e[DOWN(0, 3)].st.why, LOC_WHY_EXPLAINED);
+	assert_int_equal(w->e[DOWN(0, 3)].st.pick, LOC_NONE);
+	for (size_t i = 0; i < w->nt; i++)
+		if (w->t[i].bad)
+			assert_true(w->r.picks[w->r.covered[i]].named);
+	localize_result_free(&w->r);
+	free(w);
+}
+
 static int flap(int a, int b, void *arg)
 {
 	static int n;
@@ -540,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_bad_spine),
 		cmocka_unit_test(test_spine_fails_late),
 		cmocka_unit_test(test_cable_is_not_the_spine),
+		cmocka_unit_test(test_two_faults_meet),
 		cmocka_unit_test(test_flap),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_one_port),
