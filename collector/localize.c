@@ -266,8 +266,12 @@ static int lc_switches(struct lctx *c)
 			bad[w] += b && b > g;
 		}
 	}
+	/* a switch already named stays a candidate until it recovers (its
+	 * good tests in a row) or another pick explains it better: one good
+	 * test on one of its links after a repair must not hand its bad
+	 * tests to its links */
 	for (size_t x = 0; !ret && x < c->ne; x++)
-		if (c->e[x].kind == LOC_SWITCH &&
+		if (c->e[x].kind == LOC_SWITCH && !c->e[x].named &&
 		    (bad[x] < 2 || bad[x] != with[x] ||
 		     lc_one_cable(c, (uint32_t)x)))
 			c->no[x] = LOC_WHY_SWITCH;

@@ -98,7 +98,9 @@ struct loc_elem {
 	double from;	    /* tests that started at or before: not its own (a
 			     * fresh window after it recovered) */
 	double bonus;	    /* >= 0: evidence from its counters, as gain */
-	int named;	    /* host side: an open suspect of its own */
+	int named;	    /* an open suspect already (host side: the
+			     * evidence's; a switch then stays a candidate
+			     * until it recovers) */
 	uint32_t sw[2];	    /* LOC_LINK: the switch elements at its two ends
 			     * (LOC_NONE: none) */
 	struct loc_stat st; /* filled by localize_run() */

@@ -46,6 +46,10 @@ struct lz_ctx {
 	const struct route_net *net; /* NULL: no names */
 };
 
+struct lz_open;
+static int lz_open_list(struct lz_ctx *c, struct lz_open **out, size_t *n);
+static int lz_open_named(struct lz_ctx *c);
+
 /* ---- the run's input ---- */
 
 static int lz_from_grow(struct lz_kind *k, size_t n)
@@ -214,6 +218,8 @@ static int lz_input(struct lz_ctx *c)
 	}
 	if (!ret)
 		ret = lz_named(c);
+	if (!ret)
+		ret = lz_open_named(c);
 	return ret ? ret : lz_counters(c);
 }
 
@@ -271,6 +277,20 @@ static int lz_open_list(struct lz_ctx *c, struct lz_open **out, size_t *n)
 	sqlite3_reset(s);
 	if (!ret && rc != SQLITE_DONE)
 		ret = store_err(c->st, rc, "fabric suspects");
+	return ret;
+}
+
+/* The open link and switch suspects are named elements of the run. */
+static int lz_open_named(struct lz_ctx *c)
+{
+	struct lz_open *o;
+	size_t n;
+	int ret = lz_open_list(c, &o, &n);
+
+	for (size_t i = 0; !ret && i < n; i++)
+		if (o[i].x < c->ne)
+			c->e[o[i].x].named = 1;
+	free(o);
 	return ret;
 }
 
@@ -460,6 +480,7 @@ static int lz_recover(struct lz_ctx *c)
 			ret = lz_sus_close(c, o[i].id, o[i].x, "recovered",
 					   f.last_at);
 		c->k->from[o[i].x] = c->e[o[i].x].from = f.last_at;
+		c->e[o[i].x].named = 0;
 		/* a switch's links start afresh with it: the bad tests it
 		 * explained must not name them now */
 		for (uint32_t l = 0;

@@ -285,6 +285,34 @@ static void test_spine_fails_late(void **state)
 	free(w);
 }
 
+/* A named switch stays named through one good test on one of its
+ * links (after a repair, until it recovers): its links are not named. */
+static void test_named_switch_stays(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	uint32_t got[16];
+	double when = 0;
+
+	(void)state;
+	world_init(w);
+	add(w, 0, 8, when += 1, 1);  /* up(0,0), down(0,2) */
+	add(w, 4, 12, when += 1, 1); /* up(1,0), down(0,3) */
+	add(w, 9, 2, when += 1, 1);  /* up(2,0), down(0,0) */
+	add(w, 13, 6, when += 1, 1); /* up(3,0), down(0,1) */
+	add(w, 1, 10, when += 1, 1); /* up(0,0), down(0,2) */
+	add(w, 5, 14, when += 1, 1); /* up(1,0), down(0,3) */
+	add(w, 10, 4, when += 1, 0); /* up(2,0), down(0,1): good */
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(w->e[SPINE(0)].st.why, LOC_WHY_SWITCH);
+	localize_result_free(&w->r);
+	w->e[SPINE(0)].named = 1;
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 1);
+	assert_int_equal(got[0], SPINE(0));
+	localize_result_free(&w->r);
+	free(w);
+}
+
 /* The first bad tests of a cable (both ways) are not its spine's. */
 static void test_cable_is_not_the_spine(void **state)
 {
@@ -581,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_bad_spine),
 		cmocka_unit_test(test_spine_fails_late),
 		cmocka_unit_test(test_cable_is_not_the_spine),
+		cmocka_unit_test(test_named_switch_stays),
 		cmocka_unit_test(test_two_faults_meet),
 		cmocka_unit_test(test_flap),
 		cmocka_unit_test(test_noise),
