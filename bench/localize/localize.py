@@ -183,7 +183,8 @@ def run(a, out):
 
 
 def check(a, summary):
-    """--check: every fault found and named right first, nothing false."""
+    """--check: every fault found and named, no healthy element named
+    (the goals of speed and top-1 are the table's, not the check's)."""
     s, bad = summary["localize"], []
     for e in s["missed"]:
         bad.append("missed: %s (%s, %s): %s; results that could show it: %d"
@@ -191,9 +192,6 @@ def check(a, summary):
                       e["tests"]))
     for d in s["false"]:
         bad.append("healthy element named: " + d)
-    if s["top1"] is not None and s["top1"] < 1:
-        bad.append("top-1 %.2f: a fault's first suspect was not it"
-                   % s["top1"])
     for b in summary.get("behind", []):
         bad.append("the run fell behind: " + b)
     if summary["collector_exit"] != 0:
