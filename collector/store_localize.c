@@ -59,6 +59,7 @@ static void lz_kind_clear(struct lz_kind *k)
 	free(k->obs);
 	free(k->from);
 	free(k->confirm);
+	free(k->interest);
 	free(k->profile);
 	memset(k, 0, sizeof(*k));
 }
@@ -329,7 +330,12 @@ static int lz_append(struct store_localize *lz, struct lz_kind *k,
 	}
 	k->obs[k->n++] = *o;
 	k->newest = fmax(k->newest, o->started);
-	k->dirty = 1;
+	/* a good test through elements with nothing against them changes
+	 * no verdict: the next run waits for one that may */
+	k->dirty |= o->bad;
+	for (uint32_t i = 0; !k->dirty && i < o->n_elems; i++)
+		k->dirty =
+			o->elems[i] < k->n_interest && k->interest[o->elems[i]];
 	return 0;
 }
 
@@ -446,6 +452,8 @@ int lz_load(struct store *st)
 		store_localize_drop(st);
 		return ret;
 	}
+	for (size_t i = 0; i < lz->n_kinds; i++)
+		lz->kinds[i].dirty = 1; /* judge what was read back */
 	lz->loaded = 1;
 	return 0;
 }
@@ -719,8 +727,12 @@ int store_localize_flush(struct store *st, double now)
 		struct lz_kind *k = &lz->kinds[i];
 
 		newest = fmax(newest, k->newest);
-		if (k->dirty)
+		/* now and then anyway: tests leave the window */
+		if (k->dirty ||
+		    (k->n && now - k->last_run > lz->o.window / 4)) {
 			ret = lz_run(st, k, now);
+			k->last_run = now;
+		}
 		k->dirty = 0;
 	}
 	if (ret || !isfinite(newest))

@@ -70,9 +70,13 @@ struct lz_kind {
 	double newest; /* the newest started */
 	double *from;  /* per element: its window starts after */
 	size_t n_from;
-	int dirty;
+	int dirty;	   /* a test came that may change a verdict */
+	double last_run;   /* collector's clock */
 	uint32_t *confirm; /* links needing confirmation tests */
 	size_t n_confirm;
+	uint8_t *interest; /* per element: bad tests, named or to be
+			    * confirmed at the last run */
+	size_t n_interest;
 };
 
 /* Where a profile's data flows, as its results said. */

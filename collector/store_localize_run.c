@@ -600,6 +600,22 @@ static int lz_explained(struct lz_ctx *c)
 	return ret;
 }
 
+/* The elements whose tests may change a verdict: a good test through
+ * any other changes none (store_localize.c, lz_append). */
+static int lz_interest(struct lz_ctx *c)
+{
+	uint8_t *v = calloc(c->ne + 1, 1);
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t x = 0; x < c->ne; x++)
+		v[x] = c->e[x].st.bad || c->e[x].named || c->e[x].st.confirm;
+	free(c->k->interest);
+	c->k->interest = v;
+	c->k->n_interest = c->ne;
+	return 0;
+}
+
 /* The links that need confirmation tests; the version moves on change. */
 static int lz_confirm(struct lz_ctx *c)
 {
@@ -643,6 +659,8 @@ int lz_run(struct store *st, struct lz_kind *k, double now)
 		ret = lz_explained(&c);
 	if (!ret)
 		ret = lz_confirm(&c);
+	if (!ret)
+		ret = lz_interest(&c);
 	lz_ctx_free(&c);
 	return ret;
 }
