@@ -169,7 +169,9 @@ static void dtest_figures(double *fig, const struct vt_result *res)
 {
 	const struct vt_side *s = &res->local;
 
-	if (!vt_test_is_lat(res->test)) {
+	/* the test API's one classifier says which figure judges it */
+	if (testapi_test_measures(vt_test_name(res->test),
+				  TESTAPI_METRIC_BANDWIDTH)) {
 		fig[TESTAPI_FIG_BW_AVG] = s->bw_avg_Bps;
 		fig[TESTAPI_FIG_BW_PEAK] = s->bw_peak_Bps;
 		fig[TESTAPI_FIG_BW_MIN] = s->bw_min_Bps;

@@ -83,13 +83,34 @@ class LocDriver(fleet_run.Driver):
                 self.flap_counters(f)
 
 
-def _opts_localize(p):
-    g = p.add_argument_group("localization")
+def _opts_subnet(p):
+    g = p.add_argument_group("subnet")
+    g.add_argument("--hosts", type=int, default=64,
+                   choices=sorted(loc_sim.SHAPES),
+                   help="HCAs of the fat tree (loc_sim.SHAPES: leaves, "
+                   "hosts per leaf, spines)")
+    g.add_argument("--speed", choices=("ndr", "hdr"), default="ndr")
     g.add_argument("--probe", required=True,
                    help="the ibpulse-probe binary (its fabric role)")
     g.add_argument("--lmc", type=int, default=2, choices=range(0, 4),
                    help="opensm -l: each port owns 2^LMC LIDs, each routed "
                    "over its own spine (the planner's DLID chooses)")
+
+
+def _opts_time(p):
+    g = p.add_argument_group("time and faults")
+    g.add_argument("--period", type=fleet.positive(int), default=10,
+                   help="planner period in seconds (at least 10); the "
+                   "shipped defaults' time keys are scaled to it")
+    g.add_argument("--plan-interval", type=fleet.positive(float),
+                   help="seconds between a host's plan fetches "
+                   "(default: period / 5)")
+    g.add_argument("--warmup", type=int, default=6,
+                   help="healthy periods before the first fault")
+    g.add_argument("--hold", type=fleet.positive(int), default=3,
+                   help="periods a fault stays on")
+    g.add_argument("--settle", type=int, default=2,
+                   help="healthy periods after each repair")
     g.add_argument("--repeat", type=fleet.positive(int), default=4,
                    help="faults of each kind (--faults), one at a time")
     g.add_argument("--concurrent", type=fleet.positive(int), default=1,
@@ -105,19 +126,23 @@ def options(argv):
         description=__doc__.split("\n\n")[0],
         epilog="bench/localize/README.md: the model and what is scored.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for add in (fleet._opts_collector, fleet._opts_fabric, fleet._opts_time,
-                fleet._opts_faults, fleet._opts_driver, _opts_localize):
+    for add in (fleet._opts_collector, _opts_subnet, _opts_time,
+                fleet._opts_faults, fleet._opts_driver):
         add(p)
-    p.set_defaults(faults=",".join(loc_model.KINDS), hosts=64, warmup=6,
-                   hold=3, settle=2, suspects="suspects", waves=1)
+    p.set_defaults(faults=",".join(loc_model.KINDS), suspects="suspects",
+                   waves=1, tail=0)
     a = p.parse_args(argv)
+    for k in ("warmup", "settle"):
+        if getattr(a, k) < 0:
+            p.error("--%s: must be 0 or more" % k)
+    if a.healthy is not None and a.healthy < 0:
+        p.error("--healthy: must be 0 or more")
     kinds = [k for k in a.faults.split(",") if k]
     bad = [k for k in kinds if k not in loc_model.KINDS]
     if bad:
         p.error("--faults: unknown kind '%s'; valid: %s"
                 % (bad[0], ", ".join(loc_model.KINDS)))
     try:
-        loc_sim.shape(a.hosts)
         a.sets = fleet_conf.parse_sets(a.set)
     except ValueError as e:
         p.error(str(e))
