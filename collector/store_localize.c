@@ -91,6 +91,7 @@ void store_localize_close(struct store *st)
 	for (size_t i = 0; i < lz->n_el; i++) {
 		free(lz->el[i].host);
 		free(lz->el[i].device);
+		free(lz->el[i].cnt_text);
 	}
 	free(lz->el);
 	for (size_t i = 0; i < lz->n_flows; i++)

@@ -49,6 +49,10 @@ struct lz_el {
 	char *host, *device;	  /* the host side */
 	unsigned hport;		  /* a port's number; a device: 0 */
 	uint32_t sw[2];		  /* a link: the switches at its ends */
+	/* a link: what its ends' counters said, read at cnt_at (the
+	 * collector's clock; 0: never), kept for an eighth of a window */
+	double cnt_at, cnt_bonus;
+	char *cnt_text; /* NULL: nothing */
 };
 
 /* One judged test of the window. */
@@ -59,6 +63,7 @@ struct lz_obs {
 	uint32_t devs[2]; /* their devices */
 	uint32_t *elems;  /* every element it crossed, each once (owned) */
 	uint32_t n_elems;
+	int explained; /* its ends' evidence was told (localize_explained) */
 };
 
 /* The window of one (profile, metric). */

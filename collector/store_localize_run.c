@@ -40,9 +40,10 @@ struct lz_ctx {
 	size_t ne;
 	struct loc_test *t;
 	struct loc_result r;
-	char **counters; /* per element: what its counters said */
-	int64_t *ev;	 /* per host-side element: its evidence id, 0
-			  * not looked up, -1 none */
+	const char **counters; /* per element: what its counters said (the
+				* elements' cache) */
+	int64_t *ev;	       /* per host-side element: its evidence id, 0
+				* not looked up, -1 none */
 	const struct route_net *net; /* NULL: no names */
 };
 
@@ -170,20 +171,34 @@ static int lz_counters(struct lz_ctx *c)
 			bad[o->elems[j]] += o->started > c->e[o->elems[j]].from;
 	}
 	for (size_t x = 0; !ret && x < c->ne; x++) {
-		const struct lz_el *l = &c->lz->el[x];
+		struct lz_el *l = &c->lz->el[x];
 		char txt[640] = "";
 		double bonus = 0;
 
 		if (l->kind != LOC_LINK || !bad[x])
 			continue;
+		/* read again at most every eighth of a window */
+		if (l->cnt_at > 0 && c->now - l->cnt_at < c->lz->o.window / 8 &&
+		    c->now >= l->cnt_at) {
+			c->e[x].bonus = l->cnt_bonus;
+			c->counters[x] = l->cnt_text;
+			continue;
+		}
 		ret = lz_end_counters(c, l->guid, l->port, 1, txt, sizeof(txt),
 				      &bonus);
 		if (!ret)
 			ret = lz_end_counters(c, l->peer_guid, l->peer_port, 0,
 					      txt, sizeof(txt), &bonus);
-		c->e[x].bonus = fmin(bonus, 2 * LZ_BONUS_ERRORS);
-		if (!ret && txt[0] && !(c->counters[x] = strdup(txt)))
+		if (ret)
+			break;
+		free(l->cnt_text);
+		l->cnt_text = txt[0] ? strdup(txt) : NULL;
+		if (txt[0] && !l->cnt_text)
 			ret = -ENOMEM;
+		l->cnt_at = c->now;
+		l->cnt_bonus = fmin(bonus, 2 * LZ_BONUS_ERRORS);
+		c->e[x].bonus = l->cnt_bonus;
+		c->counters[x] = l->cnt_text;
 	}
 	free(bad);
 	return ret;
@@ -225,9 +240,7 @@ static int lz_input(struct lz_ctx *c)
 
 static void lz_ctx_free(struct lz_ctx *c)
 {
-	for (size_t x = 0; c->counters && x < c->ne; x++)
-		free(c->counters[x]);
-	free(c->counters);
+	free(c->counters); /* the texts are the elements' */
 	free(c->e);
 	free(c->t);
 	free(c->ev);
@@ -574,14 +587,16 @@ static int lz_explained(struct lz_ctx *c)
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < c->k->n; i++) {
-		const struct lz_obs *o = &c->k->obs[i];
+		struct lz_obs *o = &c->k->obs[i];
 		uint32_t p = c->r.covered[i];
 		const uint32_t ends[4] = {o->ends[0], o->devs[0], o->ends[1],
 					  o->devs[1]};
 
-		if (!o->bad || p == LOC_NONE || !c->r.picks[p].named ||
+		if (!o->bad || o->explained || p == LOC_NONE ||
+		    !c->r.picks[p].named ||
 		    c->e[c->r.picks[p].elem].kind < LOC_LINK)
 			continue;
+		o->explained = 1; /* told once: it stays explained */
 		for (int k = 0; !ret && k < 4; k++) {
 			sqlite3_stmt *s;
 			int64_t id;
