@@ -363,38 +363,105 @@ static int pc_group_pair(struct pctx *c, const uint32_t *ga, size_t na,
 	return 0;
 }
 
-/* Goal 2 within one class: its members, sorted by group, in @tmp. */
+/*
+ * Goal 2's room in a class this period: about what the duty budget leaves
+ * its @members after the matchings.
+ */
+static size_t pc_groups_room(const struct pctx *c, size_t members)
+{
+	size_t budget =
+		(size_t)floor(c->o->duty_cycle * planner_rounds(c->o) + 1e-9);
+	size_t matchings = pc_matchings(c);
+	size_t left = budget > matchings ? budget - matchings : 0;
+
+	return members * left / 2;
+}
+
+/*
+ * Pair @i of round @r of a round robin of @n teams (@n even; the circle
+ * method: team n - 1 stays, the others turn), into *@g < *@h.
+ */
+static void pc_round_pair(size_t n, size_t r, size_t i, size_t *g, size_t *h)
+{
+	size_t a, b;
+
+	if (!i) {
+		a = r;
+		b = n - 1;
+	} else {
+		a = (r + i) % (n - 1);
+		b = (r + n - 1 - i) % (n - 1);
+	}
+	*g = a < b ? a : b;
+	*h = a < b ? b : a;
+}
+
+struct pc_gctx {
+	uint32_t *tmp;
+	size_t *start, *cur;
+	size_t ng, room, made;
+};
+
+/* Group pair (g, h) of goal 2: an edge while the room lasts, else
+ * counted as unplaced. */
+static int pc_group_one(struct pctx *c, struct pc_gctx *x, size_t g, size_t h)
+{
+	const size_t *st = x->start;
+	uint64_t k = planner_gp_key(c->nodes[x->tmp[st[g]]].grp,
+				    c->nodes[x->tmp[st[h]]].grp);
+
+	if (planner_pset_add(&c->gp_possible, k) < 0)
+		return -ENOMEM;
+	if (planner_pset_has(&c->gp_covered, k))
+		return 0;
+	if (x->made++ >= x->room) {
+		c->plan->unplaced++;
+		return 0;
+	}
+	return pc_group_pair(c, x->tmp + st[g], st[g + 1] - st[g], &x->cur[g],
+			     x->tmp + st[h], st[h + 1] - st[h], &x->cur[h]);
+}
+
+/*
+ * Goal 2 within one class: its members, sorted by group, in @tmp. The
+ * pairs of groups come as the rounds of a round robin, each group once a
+ * round, so the budget spreads over every group; a period starts at the
+ * round after the last period's room ran out, so a few periods cover
+ * every pair of a large fabric, not the same pairs never. Pairs past the
+ * room are counted as unplaced, as they were when each was tried (and
+ * only competed for the same ports, leaving a random set placed).
+ */
 static int pc_groups(struct pctx *c, uint32_t *tmp, size_t n)
 {
 	size_t start[PLANNER_MAX_GROUPS + 1], cur[PLANNER_MAX_GROUPS];
-	size_t ng = 0;
+	struct pc_gctx x = {tmp, start, cur, 0, pc_groups_room(c, n), 0};
+	size_t teams, rounds, per, r0;
 	int ret = 0;
 
 	qsort_r(tmp, n, sizeof(*tmp), pc_cmp_grp, c->nodes);
 	for (size_t i = 0; i < n; i++)
 		if (!i || c->nodes[tmp[i]].grp != c->nodes[tmp[i - 1]].grp) {
-			if (ng == PLANNER_MAX_GROUPS)
+			if (x.ng == PLANNER_MAX_GROUPS)
 				return 0; /* too many groups: goal 1 only */
-			start[ng++] = i;
+			start[x.ng++] = i;
 		}
-	start[ng] = n;
-	for (size_t g = 0; g < ng; g++)
+	start[x.ng] = n;
+	if (x.ng < 2)
+		return 0;
+	for (size_t g = 0; g < x.ng; g++)
 		cur[g] = planner_hash2(c->seed, c->nodes[tmp[start[g]]].grp) %
 			 (start[g + 1] - start[g]);
-	for (size_t g = 0; !ret && g < ng; g++)
-		for (size_t h = g + 1; !ret && h < ng; h++) {
-			uint64_t k =
-				planner_gp_key(c->nodes[tmp[start[g]]].grp,
-					       c->nodes[tmp[start[h]]].grp);
+	teams = x.ng + x.ng % 2; /* an odd count gets a bye */
+	rounds = teams - 1;
+	per = (x.room + teams / 2 - 1) / (teams / 2); /* rounds with room */
+	r0 = (size_t)(c->plan->period % rounds * (per % rounds) % rounds);
+	for (size_t k = 0; !ret && k < rounds; k++)
+		for (size_t i = 0; !ret && i < teams / 2; i++) {
+			size_t g, h;
 
-			ret = planner_pset_add(&c->gp_possible, k) < 0 ? -ENOMEM
-								       : 0;
-			if (ret || planner_pset_has(&c->gp_covered, k))
-				continue;
-			ret = pc_group_pair(c, tmp + start[g],
-					    start[g + 1] - start[g], &cur[g],
-					    tmp + start[h],
-					    start[h + 1] - start[h], &cur[h]);
+			pc_round_pair(teams, (r0 + k) % rounds, i, &g, &h);
+			if (h < x.ng) /* not the bye */
+				ret = pc_group_one(c, &x, g, h);
 		}
 	return ret;
 }
@@ -661,7 +728,9 @@ static int pc_schedule(struct pctx *c, const struct planner_confirm *cf,
 		ret = planner_ctx_unique_keys(c);
 	if (ret)
 		return ret;
-	qsort(p->tests, p->n_tests, sizeof(*p->tests), planner_cmp_test);
+	if (p->n_tests > 1)
+		qsort(p->tests, p->n_tests, sizeof(*p->tests),
+		      planner_cmp_test);
 	return 0;
 }
 

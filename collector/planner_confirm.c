@@ -246,7 +246,7 @@ int planner_confirm(const struct planner_opts *o,
 		ret = planner_ctx_cover_links(&c);
 	if (!ret)
 		ret = planner_ctx_unique_keys(&c);
-	if (!ret)
+	if (!ret && plan->n_tests > 1)
 		qsort(plan->tests, plan->n_tests, sizeof(*plan->tests),
 		      planner_cmp_test);
 	planner_ctx_free(&c);

@@ -30,6 +30,10 @@ struct plansvc {
 	uint64_t ev_version; /* of the evidence the plan has seen */
 	uint64_t lz_version; /* of the links needing confirmation */
 	int dirty;
+	/* Each planned probe's answer as it was last encoded (by index into
+	 * in; NULL: not yet), until the plan or a pause changes: most plan
+	 * requests are a copy (the answers hold tickets: zeroed when gone). */
+	char **answers;
 };
 
 /* The routes one planning pass hands the planner (planner.h). */
@@ -77,8 +81,22 @@ int plansvc_new(const struct plansvc_opts *o, struct plansvc **out)
 	return 0;
 }
 
+/* Forget the encoded answers (the plan, a pause or the tickets changed). */
+static void plansvc_forget(struct plansvc *ps)
+{
+	for (size_t i = 0; ps->answers && i < ps->n_in; i++)
+		if (ps->answers[i]) {
+			explicit_bzero(ps->answers[i], strlen(ps->answers[i]));
+			free(ps->answers[i]);
+			ps->answers[i] = NULL;
+		}
+}
+
 static void plansvc_drop(struct plansvc *ps)
 {
+	plansvc_forget(ps);
+	free(ps->answers);
+	ps->answers = NULL;
 	planner_plan_free(ps->plan);
 	store_probes_free(ps->probes);
 	free(ps->in);
@@ -99,6 +117,7 @@ void plansvc_free(struct plansvc *ps)
 void plansvc_touch(struct plansvc *ps)
 {
 	ps->dirty = 1;
+	plansvc_forget(ps); /* a pause shows at once, before the replan */
 }
 
 void plansvc_invalidate(struct plansvc *ps)
@@ -394,7 +413,8 @@ static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 	plansvc_ev_free(ps, &ev);
 	plansvc_routes_free(&pr);
 	if (!ret && ps->plan->n_confirm > before)
-		ret = store_plan_save(st, ps->plan, ps->in, ps->period_start);
+		ret = store_plan_add_confirm(st, ps->plan, ps->in,
+					     ps->period_start);
 	if (ret) {
 		plansvc_drop(ps); /* replanned from scratch next time */
 		return ret;
@@ -402,6 +422,8 @@ static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 	ps->confirmed_at = now;
 	ps->ev_version = version;
 	ps->lz_version = lz_version;
+	if (ps->plan->n_confirm > before)
+		plansvc_forget(ps);
 	if (ps->plan->n_confirm > before)
 		log_info("plan: period %llu, %zu confirmation test(s) added "
 			 "(%zu in all, %zu unplaced)",
@@ -584,7 +606,7 @@ static int plansvc_dump(json_t *o, char **out)
 }
 
 /* @host's plan, as it is now, as JSON text in *@out. */
-static int plansvc_answer(struct plansvc *ps, struct store *st,
+static int plansvc_encode(struct plansvc *ps, struct store *st,
 			  const char *host, char **out)
 {
 	struct testapi_key keys[2];
@@ -618,6 +640,32 @@ static int plansvc_answer(struct plansvc *ps, struct store *st,
 	free(x);
 	free(p.tests);
 	return ret;
+}
+
+/* @host's plan, as it is now, as JSON text in *@out: a planned probe's
+ * from its encoded answer when it has one. */
+static int plansvc_answer(struct plansvc *ps, struct store *st,
+			  const char *host, char **out)
+{
+	const struct planner_probe *p =
+		ps->in ? bsearch(host, ps->in, ps->n_in, sizeof(*ps->in),
+				 plansvc_cmp_host)
+		       : NULL;
+	size_t i = p ? (size_t)(p - ps->in) : 0;
+	int ret;
+
+	if (p && ps->answers && ps->answers[i]) {
+		*out = strdup(ps->answers[i]);
+		return *out ? 0 : -ENOMEM;
+	}
+	ret = plansvc_encode(ps, st, host, out);
+	if (ret || !p)
+		return ret;
+	if (!ps->answers)
+		ps->answers = calloc(ps->n_in + 1, sizeof(*ps->answers));
+	if (ps->answers)
+		ps->answers[i] = strdup(*out); /* NULL: encoded next time */
+	return 0;
 }
 
 int plansvc_plan_json(struct plansvc *ps, struct store *st, const char *host,

@@ -118,8 +118,9 @@ const struct conf_opt collector_conf_opts[] = {
 	 "answer (0: no limit)"},
 	{"collector", "max_connections", CONF_INT, S(max_connections), "1024",
 	 1, 1000000,
-	 "open connections at most; when full, the connection idle the "
-	 "longest is closed to admit a new one"},
+	 "open connections at most; when full, one that never completed a "
+	 "request (oldest first), else an idle keep-alive one, is closed to "
+	 "admit a new one"},
 	{"collector", "per_ip_connection_limit", CONF_INT,
 	 S(per_ip_connection_limit), "16", 0, 65535,
 	 "concurrent connections per client address (0: unlimited)"},

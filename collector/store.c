@@ -6,6 +6,7 @@
  * turned into rows in store_put.c.
  */
 #include "store_int.h"
+#include "store_change.h"
 #include "store_fabric.h"
 #include "store_localize.h"
 #include "log.h"
@@ -248,6 +249,8 @@ int store_open(const struct store_opts *o, struct store **out)
 		ret = store_fabric_open(st);
 	if (!ret)
 		ret = store_health_prepare(st, o->health);
+	if (!ret)
+		ret = store_change_open(st);
 	if (ret)
 		goto fail;
 	log_info("store: %s open, schema version %d, WAL, synchronous=FULL",
@@ -267,6 +270,7 @@ void store_close(struct store *st)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	store_cache_free(st);
 	store_fabric_close(st);
+	store_change_close(st);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->sql[i]);
 	store_tests_finalize(st);

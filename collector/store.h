@@ -56,6 +56,7 @@ struct store_stats {
 	size_t samples;		/* counters in the report */
 	size_t series_written;	/* series rows inserted or updated */
 	size_t history_written; /* sample rows inserted */
+	size_t rows_written;	/* device and port rows (with GIDs, P_Keys) */
 };
 
 /*

@@ -111,6 +111,8 @@ struct store {
 	struct store_route *route;	 /* store_route.c */
 	struct store_localize *localize; /* store_localize.c; NULL: off */
 	struct store_health *health;	 /* store_health.c; NULL: off */
+	sqlite3_stmt *change[2];	 /* store_change.c; NULL: no table */
+	size_t put_rows; /* device/port rows the report being put wrote */
 };
 
 /* Convert an SQLite result code to a negative errno, logging @what. */

@@ -193,46 +193,64 @@ void store_probes_free(struct tprobes *t)
 	free(t);
 }
 
+/* Insert test @t of @plan (probes @pr) into plan_entry; an SQLite code. */
+static int plan_insert(struct store *st, const struct planner_plan *plan,
+		       const struct planner_test *t,
+		       const struct planner_probe *pr, double period_start)
+{
+	const struct planner_probe *a = &pr[t->a], *b = &pr[t->b];
+	sqlite3_stmt *s = store_tstmt(st, TSQL_PLAN_INS);
+	char id[64];
+	int rc;
+
+	snprintf(id, sizeof(id), "p%.0f-%016llx", period_start,
+		 (unsigned long long)t->key);
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)plan->period);
+	sqlite3_bind_text(s, 3, t->profile, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, a->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, a->ports[t->a_port].device, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 6, (int)a->ports[t->a_port].port);
+	sqlite3_bind_text(s, 7, b->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, b->ports[t->b_port].device, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 9, (int)b->ports[t->b_port].port);
+	if (a->group)
+		sqlite3_bind_text(s, 10, a->group, -1, SQLITE_STATIC);
+	if (b->group)
+		sqlite3_bind_text(s, 11, b->group, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 12, period_start + t->not_before);
+	sqlite3_bind_double(s, 13, period_start + t->deadline);
+	sqlite3_bind_int(s, 14, t->confirm);
+	if (t->dlid)
+		sqlite3_bind_int(s, 15, (int)t->dlid);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc;
+}
+
 int store_plan_save(struct store *st, const struct planner_plan *plan,
 		    const struct planner_probe *pr, double period_start)
 {
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PLAN_DEL);
-	int rc = SQLITE_DONE;
-	char id[64];
+	int rc;
 
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)plan->period);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	for (size_t i = 0; rc == SQLITE_DONE && i < plan->n_tests; i++) {
-		const struct planner_test *t = &plan->tests[i];
-		const struct planner_probe *a = &pr[t->a], *b = &pr[t->b];
+	for (size_t i = 0; rc == SQLITE_DONE && i < plan->n_tests; i++)
+		rc = plan_insert(st, plan, &plan->tests[i], pr, period_start);
+	return rc == SQLITE_DONE ? 0 : store_err(st, rc, "save plan");
+}
 
-		snprintf(id, sizeof(id), "p%.0f-%016llx", period_start,
-			 (unsigned long long)t->key);
-		s = store_tstmt(st, TSQL_PLAN_INS);
-		sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)plan->period);
-		sqlite3_bind_text(s, 3, t->profile, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, a->host, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, a->ports[t->a_port].device, -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int(s, 6, (int)a->ports[t->a_port].port);
-		sqlite3_bind_text(s, 7, b->host, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 8, b->ports[t->b_port].device, -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int(s, 9, (int)b->ports[t->b_port].port);
-		if (a->group)
-			sqlite3_bind_text(s, 10, a->group, -1, SQLITE_STATIC);
-		if (b->group)
-			sqlite3_bind_text(s, 11, b->group, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 12, period_start + t->not_before);
-		sqlite3_bind_double(s, 13, period_start + t->deadline);
-		sqlite3_bind_int(s, 14, t->confirm);
-		if (t->dlid)
-			sqlite3_bind_int(s, 15, (int)t->dlid);
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-	}
+int store_plan_add_confirm(struct store *st, const struct planner_plan *plan,
+			   const struct planner_probe *pr, double period_start)
+{
+	int rc = SQLITE_DONE;
+
+	for (size_t i = 0; rc == SQLITE_DONE && i < plan->n_tests; i++)
+		if (plan->tests[i].confirm)
+			rc = plan_insert(st, plan, &plan->tests[i], pr,
+					 period_start);
 	return rc == SQLITE_DONE ? 0 : store_err(st, rc, "save plan");
 }
 

@@ -7,6 +7,7 @@
  * did not change costs a hash lookup and no SQL until its keyframe is due.
  */
 #include "store_int.h"
+#include "store_change.h"
 #include "store_fabric.h"
 #include "store_health.h"
 #include "log.h"
@@ -265,6 +266,7 @@ static int put_device(struct store *st, struct cache_host *h,
 	ret = put_device_row(st, h->id, d, now, &id);
 	if (ret)
 		return ret;
+	st->put_rows++;
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c || map_put(h->devices, d->name, c)) {
@@ -470,6 +472,7 @@ static int put_port(struct store *st, struct cache_host *h,
 		ret = put_port_tables(st, id, p);
 	if (ret)
 		return ret;
+	st->put_rows++;
 	if (!c) {
 		c = cache_port_add(d, p->port);
 		if (!c)
@@ -584,6 +587,7 @@ int store_put_report(struct store *st, const struct report *r, double now,
 	if (!stats)
 		stats = &dummy;
 	memset(stats, 0, sizeof(*stats));
+	st->put_rows = 0;
 	if (map_count(st->names) > STORE_MAX_NAMES) {
 		log_warn(
 			"store: more than %d counter names: dropping the cache",
@@ -605,6 +609,10 @@ int store_put_report(struct store *st, const struct report *r, double now,
 							now, stats);
 		}
 	}
+	stats->rows_written = st->put_rows;
+	/* what the exporter renders of this host changed: mark it */
+	if (!ret && (stats->rows_written || stats->series_written))
+		ret = store_change_host(st, h->id);
 	if (!ret && r->fabric)
 		ret = store_fabric_put(st, r, now, stats);
 	if (!ret)

@@ -96,7 +96,8 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
 	/* columns named: schema/005_evidence.sql adds "confirm" */
 	[TSQL_PLAN_INS] =
-		"INSERT INTO plan_entry (id, period, profile, a_host, "
+		"INSERT OR IGNORE INTO plan_entry (id, period, profile, "
+		"a_host, "
 		"a_device, a_port, b_host, b_device, b_port, group_a, group_b, "
 		"not_before, deadline, confirm, dlid) VALUES (?1, ?2, ?3, ?4, "
 		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",

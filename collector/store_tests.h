@@ -65,6 +65,14 @@ int store_plan_save(struct store *st, const struct planner_plan *plan,
 		    const struct planner_probe *pr, double period_start);
 
 /*
+ * store_plan_add_confirm() - add @plan's confirmation tests that
+ * plan_entry lacks (planner_confirm() only appends: the rest is there),
+ * without rewriting the period's rows.
+ */
+int store_plan_add_confirm(struct store *st, const struct planner_plan *plan,
+			   const struct planner_probe *pr, double period_start);
+
+/*
  * store_coverage() - the planned pairs of @period with when each was last
  * measured, ports not measured since @cutoff, and group pairs of the plan
  * not measured since @cutoff, as a new JSON object in *@out.

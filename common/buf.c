@@ -32,7 +32,7 @@ void buf_reset(struct buf *b)
 		b->data[0] = '\0';
 }
 
-static int buf_reserve(struct buf *b, size_t extra)
+int buf_reserve(struct buf *b, size_t extra)
 {
 	size_t need, cap;
 	char *p;

@@ -26,6 +26,8 @@ void buf_free(struct buf *b);
 void buf_reset(struct buf *b);
 /* Append bytes; 0, -ENOMEM, or -E2BIG past the ceiling. */
 int buf_add(struct buf *b, const void *data, size_t len);
+/* Make room for @extra more bytes (and the NUL); 0, -E2BIG or -ENOMEM. */
+int buf_reserve(struct buf *b, size_t extra);
 int buf_adds(struct buf *b, const char *s);
 int buf_addc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...)

@@ -126,58 +126,171 @@ int conf_set(const struct conf_opt *opts, void *obj, const char *section,
 			continue;
 		return conf_apply(o, obj, value, err, errlen);
 	}
-	snprintf(err, errlen, "unknown key '%s%s%s'", section ? section : "",
-		 section ? "." : "", name);
+	snprintf(err, errlen,
+		 "unknown key '%s%s%s' (= '%s'): --print-config lists the keys",
+		 section ? section : "", section ? "." : "", name,
+		 value ? value : "");
 	return -ENOENT;
 }
+
+/* A key already set in the file: its section, name and line. */
+struct conf_seen {
+	struct conf_seen *next;
+	int line;
+	char key[]; /* "section\0name\0" */
+};
 
 struct conf_load_ctx {
 	const struct conf_opt *opts;
 	void *obj;
 	conf_extra_fn extra;
-	char msg[256];
+	FILE *f;
+	char *line; /* getline()'s buffer */
+	size_t cap;
+	int lineno;   /* the line inih parses now: it reads one per call */
+	int err_line; /* the first line a handler or the reader refused */
 	int ret;
+	struct conf_seen *seen;
+	char msg[512];
 };
+
+/*
+ * inih's reader: one whole line per call, so the handler knows its line
+ * number (inih counts a line longer than its buffer as two, and reads on
+ * after an error). Leading white space goes (an indented line is a line
+ * of its own, never a continuation of the previous value), a comment
+ * reaches inih empty, and a line too long for inih stops the parse: so do
+ * a handler's error (returning NULL ends the file early).
+ */
+static char *conf_reader(char *str, int num, void *stream)
+{
+	struct conf_load_ctx *c = stream;
+	ssize_t n;
+	char *p;
+
+	if (c->err_line)
+		return NULL;
+	n = getline(&c->line, &c->cap, c->f);
+	if (n < 0)
+		return NULL;
+	c->lineno++;
+	while (n && (c->line[n - 1] == '\n' || c->line[n - 1] == '\r'))
+		c->line[--n] = '\0';
+	p = c->line + strspn(c->line, " \t");
+	if (*p == ';' || *p == '#')
+		*p = '\0';
+	if (strlen(p) + 2 > (size_t)num) {
+		snprintf(c->msg, sizeof(c->msg),
+			 "the line is longer than %d characters", num - 2);
+		c->err_line = c->lineno;
+		c->ret = -EINVAL;
+		return NULL;
+	}
+	snprintf(str, (size_t)num, "%s\n", p);
+	return str;
+}
+
+/* 0, or -EEXIST with both lines in c->msg when @section.@name was set. */
+static int conf_once(struct conf_load_ctx *c, const char *section,
+		     const char *name)
+{
+	size_t ls = strlen(section) + 1, ln = strlen(name) + 1;
+	struct conf_seen *s;
+
+	for (s = c->seen; s; s = s->next) {
+		if (strcmp(s->key, section) || strcmp(s->key + ls, name))
+			continue;
+		snprintf(c->msg, sizeof(c->msg),
+			 "%s: set again in [%s] (first on line %d); each key "
+			 "may be set once",
+			 name, section, s->line);
+		return -EEXIST;
+	}
+	s = malloc(sizeof(*s) + ls + ln);
+	if (!s) {
+		snprintf(c->msg, sizeof(c->msg), "out of memory");
+		return -ENOMEM;
+	}
+	s->line = c->lineno;
+	memcpy(s->key, section, ls);
+	memcpy(s->key + ls, name, ln);
+	s->next = c->seen;
+	c->seen = s;
+	return 0;
+}
 
 static int conf_ini_handler(void *user, const char *section, const char *name,
 			    const char *value)
 {
 	struct conf_load_ctx *c = user;
-	int known_section = 0;
+	int known_section = 0, ret;
 
+	if (c->err_line)
+		return 1; /* stopped: the reader reads no further */
 	for (const struct conf_opt *o = c->opts; o->name; o++)
 		if (!strcmp(o->section, section))
 			known_section = 1;
-	if (!known_section && c->extra)
-		c->ret = c->extra(c->obj, section, name, value, c->msg,
-				  sizeof(c->msg));
-	else
-		c->ret = conf_set(c->opts, c->obj, section, name, value, c->msg,
-				  sizeof(c->msg));
-	return c->ret == 0; /* inih: 0 stops parsing and reports the line */
+	ret = conf_once(c, section, name);
+	if (!ret && !known_section && c->extra)
+		ret = c->extra(c->obj, section, name, value, c->msg,
+			       sizeof(c->msg));
+	else if (!ret)
+		ret = conf_set(c->opts, c->obj, section, name, value, c->msg,
+			       sizeof(c->msg));
+	if (ret) {
+		c->ret = ret;
+		c->err_line = c->lineno;
+	}
+	return ret == 0; /* inih: 0 marks the line as the first error */
+}
+
+static void conf_load_done(struct conf_load_ctx *c)
+{
+	while (c->seen) {
+		struct conf_seen *next = c->seen->next;
+
+		free(c->seen);
+		c->seen = next;
+	}
+	free(c->line);
+	if (c->f)
+		fclose(c->f);
 }
 
 int conf_load(const struct conf_opt *opts, void *obj, const char *path,
 	      conf_extra_fn extra, char *err, size_t errlen)
 {
 	struct conf_load_ctx c = {.opts = opts, .obj = obj, .extra = extra};
-	int line = ini_parse(path, conf_ini_handler, &c);
+	int line, ret = 0;
 
-	if (line == -1) {
+	c.f = fopen(path, "re");
+	if (!c.f) {
+		ret = -errno;
 		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return -ENOENT;
+			 strerror(-ret));
+		return ret;
 	}
+	line = ini_parse_stream(conf_reader, &c, conf_ini_handler, &c);
 	if (line == -2) {
 		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		ret = -ENOMEM;
+	} else if (c.err_line && (line <= 0 || line >= c.err_line)) {
+		/* the reader's or a handler's: the first bad line */
+		snprintf(err, errlen, "%s:%d: %s", path, c.err_line, c.msg);
+		ret = c.ret;
+	} else if (line > 0) {
+		/* inih's own: an earlier line is neither a key nor a section */
+		snprintf(err, errlen,
+			 "%s:%d: syntax error: not 'key = value', '[section]' "
+			 "or a comment",
+			 path, line);
+		ret = -EINVAL;
+	} else if (ferror(c.f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		ret = -EIO;
 	}
-	if (line > 0) {
-		snprintf(err, errlen, "%s:%d: %s", path, line,
-			 c.ret ? c.msg : "syntax error");
-		return c.ret ? c.ret : -EINVAL;
-	}
-	return 0;
+	conf_load_done(&c);
+	return ret;
 }
 
 void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)

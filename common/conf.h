@@ -9,8 +9,10 @@
  * program or file sets it (cli.h applies it).
  *
  * A bad value or an unknown key is an error that names the file, the line,
- * the key and the valid range; nothing is half-applied by conf_load()
- * callers that load into a scratch struct and swap on success.
+ * the key, the value and the valid range; conf_load() stops at the first
+ * bad line (a key set twice in one section is one, naming both lines), so
+ * the line named is the first wrong one. Nothing is half-applied by
+ * conf_load() callers that load into a scratch struct and swap on success.
  */
 #ifndef IBPULSE_CONF_H
 #define IBPULSE_CONF_H
@@ -57,8 +59,11 @@ int conf_set(const struct conf_opt *opts, void *obj, const char *section,
 
 /*
  * conf_load() - read an INI file into @obj (which should hold defaults).
- * @extra handles sections not in @opts (NULL: they are errors).
- * Returns 0, or a negative errno with "PATH:LINE: reason" in @err.
+ * @extra handles sections not in @opts (NULL: they are errors). Stops at
+ * the first bad line: a bad value or key (-EINVAL, -ENOENT), a key already
+ * set in its section (-EEXIST), a line inih cannot parse or longer than
+ * its buffer (-EINVAL). Returns 0, or a negative errno with
+ * "PATH:LINE: reason" in @err (the open error has no line).
  */
 int conf_load(const struct conf_opt *opts, void *obj, const char *path,
 	      conf_extra_fn extra, char *err, size_t errlen);

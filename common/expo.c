@@ -43,6 +43,24 @@ void expo_set_family_cap(struct expo *e, size_t cap)
 	e->family_cap = cap;
 }
 
+void expo_set_hooks(struct expo *e, const struct expo_hooks *h, void *ctx)
+{
+	e->hooks = h;
+	e->hooks_ctx = ctx;
+}
+
+int expo_segment(struct expo *e, uint64_t key, uint64_t fp)
+{
+	int ret;
+
+	if (e->err || !e->hooks)
+		return e->err;
+	ret = e->hooks->segment(e->hooks_ctx, e, key, fp);
+	if (ret < 0)
+		e->err = ret;
+	return ret;
+}
+
 /* Record what the cap left out of the current family; 0 or -ENOMEM. */
 static int expo_flush_drops(struct expo *e)
 {
@@ -64,6 +82,18 @@ static int expo_flush_drops(struct expo *e)
 	d->n = e->family_dropped;
 	e->family_dropped = 0;
 	return 0;
+}
+
+int expo_add_drop(struct expo *e, const char *family, uint64_t n)
+{
+	int ret;
+
+	if (e->err)
+		return e->err;
+	e->family_dropped = n;
+	snprintf(e->drop_name, sizeof(e->drop_name), "%s", family);
+	ret = expo_flush_drops(e);
+	return ret ? (e->err = ret) : 0;
 }
 
 const struct expo_drop *expo_drops(struct expo *e, size_t *n)
@@ -336,46 +366,57 @@ int expo_family(struct expo *e, const char *name, enum expo_type type,
 	e->name_len = len;
 	e->type = type;
 	e->help = help;
-	e->header_pending = 1;
+	e->header_pending = !e->hooks;
+	if (e->hooks && (ret = e->hooks->family(e->hooks_ctx, e)))
+		return e->err = ret;
 	return 0;
 }
 
-/* HELP and TYPE, written before the family's first sample. */
-static int expo_header(struct expo *e)
+int expo_header_write(struct buf *b, const char *name, enum expo_type type,
+		      const char *help, enum expo_format format)
 {
 	static const char *const types[][2] = {
 		[EXPO_COUNTER] = {"counter", "counter"},
 		[EXPO_GAUGE] = {"gauge", "gauge"},
 		[EXPO_INFO] = {"gauge", "info"},
 	};
-	size_t flen = e->name_len;
-	struct buf *b = e->out;
-	int om = e->format == EXPO_OPENMETRICS;
+	size_t flen = strlen(name);
+	int om = format == EXPO_OPENMETRICS;
 	int ret = 0;
 
-	if (om && e->type == EXPO_COUNTER)
+	if (om && type == EXPO_COUNTER)
 		flen -= strlen("_total");
-	else if (om && e->type == EXPO_INFO)
+	else if (om && type == EXPO_INFO)
 		flen -= strlen("_info");
-	if (e->help) {
+	if (help) {
 		ret = buf_add(b, "# HELP ", 7);
 		if (!ret)
-			ret = buf_add(b, e->name, flen);
+			ret = buf_add(b, name, flen);
 		if (!ret)
 			ret = buf_addc(b, ' ');
 		if (!ret)
-			ret = expo_escape_help(b, e->help, e->format);
+			ret = expo_escape_help(b, help, format);
 		if (!ret)
 			ret = buf_addc(b, '\n');
 	}
 	if (!ret)
 		ret = buf_add(b, "# TYPE ", 7);
 	if (!ret)
-		ret = buf_add(b, e->name, flen);
+		ret = buf_add(b, name, flen);
 	if (!ret)
-		ret = buf_printf(b, " %s\n", types[e->type][om]);
-	e->header_pending = 0;
+		ret = buf_addc(b, ' ');
+	if (!ret)
+		ret = buf_adds(b, types[type][om]);
+	if (!ret)
+		ret = buf_addc(b, '\n');
 	return ret;
+}
+
+/* HELP and TYPE, written before the family's first sample. */
+static int expo_header(struct expo *e)
+{
+	e->header_pending = 0;
+	return expo_header_write(e->out, e->name, e->type, e->help, e->format);
 }
 
 static int expo_line(struct expo *e, const char *labels, const char *extra,
@@ -389,7 +430,7 @@ static int expo_line(struct expo *e, const char *labels, const char *extra,
 
 	if (e->err)
 		return e->err;
-	if (e->family_cap && e->family_samples >= e->family_cap) {
+	if (!e->hooks && e->family_cap && e->family_samples >= e->family_cap) {
 		/* the caller may reuse @name's storage for the next family */
 		if (!e->family_dropped++)
 			snprintf(e->drop_name, sizeof(e->drop_name), "%.*s",
@@ -461,7 +502,7 @@ int expo_finish(struct expo *e)
 	ret = expo_flush_drops(e);
 	if (ret)
 		return e->err = ret;
-	if (e->format == EXPO_OPENMETRICS) {
+	if (e->format == EXPO_OPENMETRICS && !e->hooks) {
 		ret = buf_add(e->out, "# EOF\n", 6);
 		if (ret)
 			return e->err = ret;

@@ -27,6 +27,13 @@
  * family from passing the body's ceiling and failing the whole response:
  * samples past the cap are not written, and counted per family
  * (expo_drops()).
+ *
+ * Segments: a renderer may cut a family's samples into segments
+ * (expo_segment(), e.g. one per host) and say what each was made from.
+ * Without hooks this changes nothing. With hooks (expo_set_hooks(), the
+ * exporter's block cache) the writer writes sample lines only: the hooks'
+ * owner writes HELP/TYPE, applies the cap, and may answer that it holds a
+ * segment already, so that the renderer skips its samples.
  */
 #ifndef IBPULSE_EXPO_H
 #define IBPULSE_EXPO_H
@@ -58,6 +65,17 @@ struct expo_drop {
 	uint64_t n;
 };
 
+struct expo;
+
+/* Who assembles a body from segments (exporter/bcache.h). */
+struct expo_hooks {
+	/* A family starts (validated; e->name, e->type, e->help are set). */
+	int (*family)(void *ctx, struct expo *e);
+	/* A segment starts: 1 when its samples are not to be written, 0 when
+	 * they are, or a negative errno. */
+	int (*segment)(void *ctx, struct expo *e, uint64_t key, uint64_t fp);
+};
+
 struct expo {
 	struct buf *out;
 	enum expo_format format;
@@ -78,6 +96,8 @@ struct expo {
 	char drop_name[EXPO_DROP_NAME]; /* @name at the family's first drop */
 	struct expo_drop *drops;	/* families that lost samples */
 	size_t n_drops, cap_drops;
+	const struct expo_hooks *hooks; /* NULL: a plain body */
+	void *hooks_ctx;
 };
 
 /* Start writing into @out (not owned) in @format. */
@@ -108,6 +128,22 @@ int expo_sample_u64(struct expo *e, const char *labels, const char *extra,
 int expo_sample(struct expo *e, const char *labels, const char *extra,
 		double v);
 
+/*
+ * expo_set_hooks() - hand families and segments to @h (see above): from
+ * now on the writer writes sample lines only, uncapped, and no "# EOF".
+ */
+void expo_set_hooks(struct expo *e, const struct expo_hooks *h, void *ctx);
+
+/*
+ * expo_segment() - the samples that follow, up to the next segment or
+ * family, are the segment @key of the current family, made from exactly
+ * what @fp (not 0) fingerprints: the same @key and @fp always give the same
+ * samples. @fp 0: unknown. Keys are unique within a family. Returns 1 when
+ * the caller must skip the segment's samples (the hooks hold them), 0 when
+ * it writes them, or the sticky error. Without hooks: 0.
+ */
+int expo_segment(struct expo *e, uint64_t key, uint64_t fp);
+
 /* End the body (OpenMetrics: "# EOF"). Returns the sticky error or 0. */
 int expo_finish(struct expo *e);
 
@@ -126,6 +162,12 @@ void expo_set_family_cap(struct expo *e, size_t cap);
 const struct expo_drop *expo_drops(struct expo *e, size_t *n);
 
 /*
+ * expo_add_drop() - record that @n samples of @family were left out (the
+ * hooks' owner applies the cap). 0 or the sticky error.
+ */
+int expo_add_drop(struct expo *e, const char *family, uint64_t n);
+
+/*
  * expo_label() - append name="value" to the label list in @b, with a comma
  * first when @b is not empty. @value is escaped (\\ \" \n, invalid UTF-8
  * replaced); NULL is written as "". Returns 0, -EINVAL for an invalid
@@ -137,6 +179,13 @@ int expo_label(struct buf *b, const char *name, const char *value);
  * @hex > 0 as 0x and @hex digits at least; a negative @v (unknown) is "".
  */
 int expo_label_int(struct buf *b, const char *name, int64_t v, int hex);
+
+/*
+ * expo_header_write() - append the HELP (when @help) and TYPE lines of
+ * family @name (a valid name with its type's suffix) as @format has them.
+ */
+int expo_header_write(struct buf *b, const char *name, enum expo_type type,
+		      const char *help, enum expo_format format);
 
 /* Append @s (@len bytes) escaped as a label value (no quotes). */
 int expo_escape_label_value(struct buf *b, const char *s, size_t len);

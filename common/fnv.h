@@ -33,6 +33,14 @@ static inline uint64_t fnv1a_bytes(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
+/* The 8 bytes of @v (least significant first), from @h. */
+static inline uint64_t fnv1a_u64(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		h = fnv1a_mix(h, (v >> (8 * i)) & 0xff);
+	return h;
+}
+
 /* The bytes of NUL-terminated @s, from @h. */
 static inline uint64_t fnv1a_str(uint64_t h, const char *s)
 {

@@ -32,8 +32,12 @@ struct httpd {
 	struct httpd_opts o;
 	struct httpd_guard guard;
 	struct MHD_Daemon *mhd;
+	struct front *front; /* plain HTTP: the relay in front of MHD */
 	unsigned port;
 };
+
+/* MHD's own pool per connection when connection_memory is 0. */
+#define HTTPD_MHD_MEMORY (32 * 1024)
 
 int httpd_addr(const char *what, const char *listen, unsigned port,
 	       struct sockaddr_storage *ss, bool *v6)
@@ -117,7 +121,9 @@ fail:
  */
 static unsigned httpd_fd_budget(const struct httpd_opts *o)
 {
-	rlim_t need = (rlim_t)o->max_connections + HTTPD_SPARE_FDS;
+	/* plain HTTP: the client's socket and a socketpair (httpd_front.c) */
+	rlim_t per = o->tls_cert_pem ? 1 : 3;
+	rlim_t need = per * o->max_connections + HTTPD_SPARE_FDS;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -133,10 +139,10 @@ static unsigned httpd_fd_budget(const struct httpd_opts *o)
 		 "limit is %llu (LimitNOFILE=): serving at most %llu",
 		 o->what, o->max_connections, (unsigned long long)need,
 		 (unsigned long long)rl.rlim_cur,
-		 (unsigned long long)(rl.rlim_cur - HTTPD_SPARE_FDS));
+		 (unsigned long long)((rl.rlim_cur - HTTPD_SPARE_FDS) / per));
 	return rl.rlim_cur > 2 * HTTPD_SPARE_FDS
-		       ? (unsigned)(rl.rlim_cur - HTTPD_SPARE_FDS)
-		       : HTTPD_SPARE_FDS;
+		       ? (unsigned)((rl.rlim_cur - HTTPD_SPARE_FDS) / per)
+		       : HTTPD_SPARE_FDS / (unsigned)per;
 }
 
 /* 400 with Connection: close, in the server's error format. */
@@ -205,6 +211,10 @@ static void httpd_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		h->o.completed(h->o.completed_cls, c, con_cls, toe);
 }
 
+/*
+ * MHD on @fd (TLS: MHD reads the socket itself), or with no listen socket
+ * of its own (plain HTTP: the front accepts and hands it connections).
+ */
 static struct MHD_Daemon *httpd_mhd_start(struct httpd *h, int fd, bool v6)
 {
 	const struct httpd_opts *o = &h->o;
@@ -213,13 +223,16 @@ static struct MHD_Daemon *httpd_mhd_start(struct httpd *h, int fd, bool v6)
 	unsigned threads = o->threads > 1 ? o->threads : 1;
 	/* Options that only some setups use go last, cut with MHD_OPTION_END */
 	struct MHD_OptionItem opts[] = {
-		{MHD_OPTION_LISTEN_SOCKET, fd, NULL},
 		{MHD_OPTION_CONNECTION_TIMEOUT, o->idle_timeout, NULL},
+		/* each worker may hold all, and as many closing (doomed by
+		 * the guard, not yet closed by MHD under a flood) */
 		{MHD_OPTION_CONNECTION_LIMIT,
-		 (intptr_t)(h->guard.max + HTTPD_MHD_SPARE) * threads, NULL},
+		 (intptr_t)(2 * h->guard.max + HTTPD_MHD_SPARE) * threads,
+		 NULL},
 		{MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_notify,
 		 &h->guard},
 		{MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)httpd_completed, h},
+		{MHD_OPTION_END, 0, NULL}, /* listen socket */
 		{MHD_OPTION_END, 0, NULL}, /* per-IP limit */
 		{MHD_OPTION_END, 0, NULL}, /* connection memory */
 		{MHD_OPTION_END, 0, NULL}, /* thread pool */
@@ -227,8 +240,13 @@ static struct MHD_Daemon *httpd_mhd_start(struct httpd *h, int fd, bool v6)
 		{MHD_OPTION_END, 0, NULL}, /* TLS cert */
 		{MHD_OPTION_END, 0, NULL},
 	};
-	size_t n = 5;
+	size_t n = 4;
 
+	if (o->tls_cert_pem)
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET,
+						    fd, NULL};
+	else
+		flags |= MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
 	if (o->per_ip_limit)
 		opts[n++] = (struct MHD_OptionItem){
 			MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit,
@@ -251,8 +269,9 @@ static struct MHD_Daemon *httpd_mhd_start(struct httpd *h, int fd, bool v6)
 		flags |= MHD_USE_IPv6;
 	if (o->suspend_resume)
 		flags |= MHD_ALLOW_SUSPEND_RESUME;
-	return MHD_start_daemon(flags, 0, guard_accept, &h->guard,
-				httpd_dispatch, h,
+	/* plain HTTP: the front admits (guard_admit()) before MHD sees it */
+	return MHD_start_daemon(flags, 0, o->tls_cert_pem ? guard_accept : NULL,
+				&h->guard, httpd_dispatch, h,
 				/* first, so MHD logs nothing on its own */
 				MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
@@ -286,6 +305,21 @@ int httpd_start(const struct httpd_opts *o, struct httpd **out)
 		return fd;
 	}
 	h->mhd = httpd_mhd_start(h, fd, v6);
+	if (h->mhd && !o->tls_cert_pem) {
+		size_t mem = o->connection_memory ? o->connection_memory
+						  : HTTPD_MHD_MEMORY;
+
+		/* a head takes at most a quarter of MHD's pool: MHD never
+		 * runs out of room for one and answers 414 or 431 itself */
+		ret = front_start(fd, h->mhd, &h->guard, mem / 4,
+				  o->json_errors, &h->front);
+		if (ret) {
+			log_err("%s: cannot start the connection front: %s",
+				o->what, strerror(-ret));
+			MHD_stop_daemon(h->mhd);
+			h->mhd = NULL;
+		}
+	}
 	if (!h->mhd) {
 		log_err("%s: cannot serve on %s port %u%s", o->what, o->listen,
 			h->port,
@@ -312,8 +346,13 @@ unsigned httpd_bound_port(const struct httpd *h)
 
 void httpd_quiesce(struct httpd *h)
 {
-	MHD_socket s = MHD_quiesce_daemon(h->mhd);
+	MHD_socket s;
 
+	if (h->front) {
+		front_quiesce(h->front);
+		return;
+	}
+	s = MHD_quiesce_daemon(h->mhd);
 	if (s != MHD_INVALID_SOCKET)
 		close(s);
 }
@@ -323,6 +362,7 @@ void httpd_stop(struct httpd *h)
 	if (!h)
 		return;
 	guard_stop(&h->guard);
+	front_stop(h->front); /* MHD sees each connection end */
 	if (h->mhd)
 		MHD_stop_daemon(h->mhd);
 	guard_destroy(&h->guard);
@@ -331,6 +371,9 @@ void httpd_stop(struct httpd *h)
 
 void httpd_log(void *cls, const char *fmt, va_list ap)
 {
+	/* TCP options MHD tries on the front's socketpairs (not TCP) */
+	static const char *const quiet[] = {"TCP_NODELAY", "TCP_CORK",
+					    "Failed to push the data"};
 	char line[512];
 	size_t n;
 
@@ -339,6 +382,11 @@ void httpd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(line);
 	while (n && line[n - 1] == '\n')
 		line[--n] = '\0';
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++)
+		if (strstr(line, quiet[i])) {
+			log_debug("http: %s", line);
+			return;
+		}
 	log_once(line, 60, LOG_LVL_WARN, "http: %s", line);
 }
 

@@ -3,11 +3,15 @@
  * What the three HTTP daemons (collector, exporter, the probe's own
  * /metrics) share when they serve libmicrohttpd: the listen socket (made
  * here, so `::` is dual-stack and a bind failure names the address and
- * port), the connection guard (common/httpd_conn.c: a total limit that
- * closes idle and slow connections before it refuses a new one, header,
- * idle and request deadlines), the request gate that refuses ambiguous
- * framing before any handler sees it, MHD's own messages as rate-limited
- * warnings in our log, and the plain answers the metrics servers give.
+ * port), the front that accepts plain HTTP and checks each request's
+ * framing before MHD reads it (common/httpd_front.c, httpd_frame.c: what
+ * MHD would answer itself, in HTML or malformed, is answered in the
+ * server's own error format), the connection guard (common/httpd_conn.c:
+ * a total limit that closes never-served and idle connections before it
+ * refuses a new one, header, idle and request deadlines), the request gate
+ * that refuses ambiguous framing before any handler sees it, MHD's own
+ * messages as rate-limited warnings in our log, and the plain answers the
+ * metrics servers give.
  *
  * libmicrohttpd 0.9.75's own connection limit is per worker thread, and a
  * worker that reaches its share stops polling its listen socket and its
@@ -80,8 +84,11 @@ int httpd_addr(const char *what, const char *listen, unsigned port,
  * handler: 0, or -EPROTO with the reason in @err when the request's
  * framing is ambiguous (two Content-Length, Content-Length with
  * Transfer-Encoding, a Transfer-Encoding other than chunked), it is
- * HTTP/1.1 without exactly one Host, or a header value holds a NUL.
- * Such a request is answered 400 with "Connection: close".
+ * HTTP/1.1 without exactly one Host, it has two Authorization headers,
+ * or a header value holds a NUL or a CR. Such a request is answered 400
+ * with "Connection: close". Over plain HTTP the front (httpd_front.c)
+ * has refused malformed framing before MHD read it; over TLS MHD reads
+ * the socket and this gate is the only check.
  */
 int httpd_check_request(struct MHD_Connection *c, const char *version,
 			char *err, size_t errlen);

@@ -26,7 +26,7 @@
 #define GATE_NUL_CHECK (MHD_VERSION >= 0x00097100 && MHD_VERSION < 0x00097600)
 
 struct gate_scan {
-	unsigned content_length, transfer_encoding, host;
+	unsigned content_length, transfer_encoding, host, authorization;
 	const char *te;
 	bool bad_line;	      /* a value with a NUL, or a folded line */
 	const char *prev_end; /* the previous value's end */
@@ -62,9 +62,11 @@ static enum MHD_Result gate_header(void *cls, enum MHD_ValueKind kind,
 		s->te = value;
 	} else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
 		s->host++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_AUTHORIZATION))
+		s->authorization++;
 	if (!value)
 		return MHD_YES;
-	if (memchr(value, 0, value_size))
+	if (memchr(value, 0, value_size) || memchr(value, '\r', value_size))
 		s->bad_line = true;
 #if GATE_NUL_CHECK
 	if (s->prev_end && !gate_line_end_ok(s->prev_end, key))
@@ -98,8 +100,8 @@ int httpd_check_request(struct MHD_Connection *c, const char *version,
 #endif
 	if (s.bad_line)
 		snprintf(err, errlen,
-			 "a header value holds a NUL byte (or a line is "
-			 "folded)");
+			 "a header value holds a NUL byte or a CR (or a line "
+			 "is folded)");
 	else if (s.content_length > 1)
 		snprintf(err, errlen, "Content-Length appears %u times",
 			 s.content_length);
@@ -114,6 +116,10 @@ int httpd_check_request(struct MHD_Connection *c, const char *version,
 			 "Transfer-Encoding: only chunked is supported");
 	else if (s.host > 1)
 		snprintf(err, errlen, "Host appears %u times", s.host);
+	else if (s.authorization > 1)
+		snprintf(err, errlen,
+			 "Authorization appears %u times: send one credential",
+			 s.authorization);
 	else if (!s.host && version && !strcmp(version, MHD_HTTP_VERSION_1_1))
 		snprintf(err, errlen,
 			 "an HTTP/1.1 request needs a Host header");

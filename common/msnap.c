@@ -156,6 +156,7 @@ int msnap_add_host(struct msnap *sn, const struct msnap_host_in *in)
 	h->last_report = in->last_report;
 	h->up = in->up;
 	h->detail = in->detail;
+	h->fp = in->fp;
 	buf_reset(&m->scratch);
 	if (expo_label(&m->scratch, "host", name))
 		return -ENOMEM;

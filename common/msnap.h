@@ -37,6 +37,8 @@ struct msnap_host {
 	double last_report; /* seconds since the epoch */
 	int up;		    /* reported within stale_after */
 	int detail;	    /* its devices and ports are served */
+	uint64_t fp; /* what its devices, ports and counters were read from
+		      * (expo_segment()); 0: unknown */
 };
 
 struct msnap_device {
@@ -104,6 +106,7 @@ struct msnap_host_in {
 	const char *name, *probe_version;
 	double last_report;
 	int up, detail;
+	uint64_t fp; /* msnap_host.fp */
 };
 
 struct msnap_device_in {
@@ -177,8 +180,15 @@ int msnap_grow(void *arr, size_t *cap, size_t n, size_t elem);
  * msnap_render() - write the families of @sn to @e: the hosts (with
  * MSNAP_LIVENESS in @flags their liveness, else ibpulse_host_info
  * only), the devices and their PCIe state, the ports and their
- * addressing, the counters grouped by family (port order kept within
- * each) and the saturation gauge. Returns 0, or @e's sticky error.
+ * addressing, the counters grouped by family and the saturation gauge.
+ * Within a family the samples go host by host (in @sn's host order), each
+ * host one segment (expo_segment(): key its id, fingerprint its fp), then
+ * the switch ports as one last segment; within a host by device or port
+ * (array order), and a port's counters by family, source and name. A host
+ * whose fp the hooks hold may have no devices, ports or rows in @sn at all.
+ * Every counter family is started, samples or not (with hooks, a family
+ * may have samples only in segments the hooks hold). Returns 0, or @e's
+ * sticky error.
  */
 int msnap_render(struct expo *e, const struct msnap *sn, unsigned flags);
 

@@ -106,12 +106,13 @@ static int render_dropped(struct expo *e, const struct render_self *s)
 static int render_self_metrics(struct expo *e, const struct render_self *s,
 			       struct buf *scratch)
 {
-	size_t series = e->samples;
+	size_t series;
 
 	if (expo_label(scratch, "version", s->version ? s->version : "unknown"))
 		return e->err = -ENOMEM;
 	expo_family(e, "ibpulse_exporter_build_info", EXPO_INFO,
 		    "The exporter's version.");
+	series = e->samples; /* the families before, all closed now */
 	expo_sample_u64(e, NULL, scratch->data, 1);
 	expo_family(e, "ibpulse_exporter_scrape_duration_seconds", EXPO_GAUGE,
 		    "How long the previous /metrics request took to build, "
@@ -131,31 +132,45 @@ static int render_self_metrics(struct expo *e, const struct render_self *s,
 		e, "ibpulse_exporter_series", EXPO_GAUGE,
 		"Samples in this response before the exporter's own metrics.");
 	expo_sample_u64(e, NULL, NULL, series);
+	expo_family(e, "ibpulse_exporter_cache_bytes", EXPO_GAUGE,
+		    "Memory the block cache holds: rendered segments and "
+		    "their gzip pieces, all shards (cache_max_bytes bounds "
+		    "it).");
+	if (s->cache_bytes >= 0)
+		expo_sample_u64(e, NULL, NULL, (uint64_t)s->cache_bytes);
 	return render_dropped(e, s);
+}
+
+int render_families(const struct snapshot *sn, const struct render_self *self,
+		    struct expo *e)
+{
+	struct buf scratch;
+
+	buf_init(&scratch, 4096);
+	expo_set_family_cap(e, self->family_cap);
+	msnap_render(e, sn->m, MSNAP_LIVENESS);
+	fabric_render(e, sn);
+	results_render(e, sn->results);
+	regress_render(e, sn->regress);
+	fsus_render(e, sn->fsus);
+	health_render(e, sn->health);
+	expo_set_family_cap(e, 0); /* the exporter's own: a handful each */
+	render_self_metrics(e, self, &scratch);
+	buf_free(&scratch);
+	return e->err;
 }
 
 int render_metrics(const struct snapshot *sn, const struct render_self *self,
 		   enum expo_format format, struct buf *out, size_t *series)
 {
-	struct buf scratch;
 	struct expo e;
 	int ret;
 
-	buf_init(&scratch, 4096);
 	expo_init(&e, out, format);
-	expo_set_family_cap(&e, self->family_cap);
-	msnap_render(&e, sn->m, MSNAP_LIVENESS);
-	fabric_render(&e, sn);
-	results_render(&e, sn->results);
-	regress_render(&e, sn->regress);
-	fsus_render(&e, sn->fsus);
-	health_render(&e, sn->health);
-	expo_set_family_cap(&e, 0); /* the exporter's own: a handful each */
-	render_self_metrics(&e, self, &scratch);
+	render_families(sn, self, &e);
 	ret = expo_finish(&e);
 	if (series)
 		*series = e.samples;
 	expo_free(&e);
-	buf_free(&scratch);
 	return ret;
 }

@@ -38,6 +38,7 @@ struct render_self {
 	const char *version;
 	size_t family_cap;	    /* samples per family at most; 0: no cap */
 	struct render_drops *drops; /* NULL: drops are not counted */
+	int64_t cache_bytes;	    /* the block cache's; < 0: no cache */
 };
 
 /*
@@ -49,5 +50,13 @@ struct render_self {
  */
 int render_metrics(const struct snapshot *sn, const struct render_self *self,
 		   enum expo_format format, struct buf *out, size_t *series);
+
+/*
+ * render_families() - the same families into @e, set up by the caller
+ * (expo_init(), perhaps hooks: exporter/bcache.h), without expo_finish().
+ * Returns e->err.
+ */
+int render_families(const struct snapshot *sn, const struct render_self *self,
+		    struct expo *e);
 
 #endif

@@ -146,6 +146,7 @@ static uint32_t res_host(struct results *r, const char *name)
 	h->group = RES_NONE;
 	h->dropped[0] = h->dropped[1] = -1;
 	h->served = shard_of(name, r->o.shards) == r->o.shard;
+	h->key = fnv1a_str(FNV1A_BASIS, name) | 1;
 	buf_reset(&r->scratch);
 	if (expo_label(&r->scratch, "host", name) ||
 	    !(h->labels = res_labels(r)) || res_claim(r, s, name, r->n_hosts))
@@ -196,6 +197,7 @@ static uint32_t res_port(struct results *r, const char *host,
 	}
 	if (res_claim(r, s, key, r->n_ports))
 		return RES_NONE;
+	p->fp = fnv1a_str(FNV1A_BASIS, p->labels);
 	return (uint32_t)r->n_ports++;
 }
 
@@ -328,7 +330,8 @@ static int read_registry(sqlite3 *db, struct results *r, char *err,
 		"SELECT host, spool_full, expired FROM probe_dropped";
 	static const char port_sql[] =
 		"SELECT p.host, pp.device, pp.port, pp.state FROM probe_port pp"
-		" JOIN probe p ON p.id = pp.probe_id";
+		" JOIN probe p ON p.id = pp.probe_id"
+		" ORDER BY pp.probe_id, pp.device, pp.port";
 	struct dbread_arg group = {.text = r->o.group_label};
 	int ret;
 
@@ -375,6 +378,29 @@ double results_round(double v)
 	return v;
 }
 
+static uint64_t fp_str(uint64_t h, const char *s)
+{
+	return fnv1a_mix(fnv1a_str(h, s ? s : ""), s ? 1 : 2);
+}
+
+/* What a result family can show of a row, hashed (its ports apart). */
+static uint64_t row_fp(const struct res_row *w, const char *profile,
+		       const char *outcome, const char *wc_status)
+{
+	uint64_t h = fp_str(FNV1A_BASIS, profile), v;
+
+	h = fp_str(h, outcome);
+	h = fp_str(h, wc_status);
+	h = fnv1a_u64(h, (uint64_t)w->busy);
+	memcpy(&v, &w->started, sizeof(v));
+	h = fnv1a_u64(h, v);
+	for (int f = 0; f < TESTAPI_FIG_COUNT; f++) {
+		memcpy(&v, &w->fig[f], sizeof(v));
+		h = fnv1a_u64(h, v);
+	}
+	return h;
+}
+
 /* Columns: id, started, host, local_device, local_port, peer_host,
  * peer_device, peer_port, profile, outcome, wc_status, busy, figures...
  * A local port that is not registered: the row is left out; a peer port
@@ -407,6 +433,7 @@ static int result_row(void *ctx, sqlite3_stmt *s)
 	w->started = round(sqlite3_column_double(s, 1) * 1e3) / 1e3;
 	for (int f = 0; f < TESTAPI_FIG_COUNT; f++)
 		w->fig[f] = results_round(dbread_nan(s, 12 + f));
+	w->fp = row_fp(w, dbread_text(s, 8), outcome, dbread_text(s, 10));
 	r->n_rows++;
 	return 0;
 }

@@ -21,6 +21,7 @@
 
 struct res_host {
 	const char *labels; /* host="..." */
+	uint64_t key;	    /* its name's hash: the key of its segments */
 	int served;	    /* in this scrape's shard */
 	int up;		    /* -1: no counter report, 0 silent, 1 reporting */
 	int probe;	    /* registered */
@@ -36,6 +37,7 @@ struct res_port {
 	const char *peer_labels; /* peer_host="...",peer_device=...,peer_port */
 	int expected;		 /* registered ACTIVE on a probe not paused */
 	int measured;		 /* an ok result in the period, either end */
+	uint64_t fp;		 /* hash of @labels */
 };
 
 /* One result of the period. */
@@ -45,6 +47,8 @@ struct res_row {
 	int ok, busy;
 	double started;
 	double fig[TESTAPI_FIG_COUNT]; /* NaN: unknown */
+	uint64_t fp; /* of what a family shows of it: profile, outcome,
+		      * busy, started, figures */
 };
 
 /* A name → index table over several kinds of names. */
@@ -77,5 +81,47 @@ struct results {
 	struct res_arena *arena;
 	struct buf scratch;
 };
+
+/* ---- shared by results_render.c and results_pairs.c ---- */
+
+struct stat_def {
+	enum testapi_fig fig;
+	const char *stat; /* stat="..." or NULL: no stat label */
+};
+
+/* A family of figures: which stats it carries per pair and aggregated. */
+struct fig_family {
+	const char *suffix, *help;
+	int worst_is_max; /* latency: the largest is worst */
+	const struct stat_def *pair, *agg,
+		*grp; /* per pair, port, group pair */
+	size_t n_pair, n_agg, n_grp;
+};
+
+#define RES_FIG_FAMILIES 3
+extern const struct fig_family res_fig_families[RES_FIG_FAMILIES];
+
+/*
+ * Segments of a family: runs of items with the same key (a host's, a
+ * group's), each with the fingerprint of its items. Items come grouped.
+ */
+struct segs {
+	size_t n;
+	size_t *start; /* n + 1 offsets into the items */
+	uint64_t *key, *fp;
+};
+
+typedef void (*seg_item_fn)(const struct results *r, const void *items,
+			    size_t i, uint64_t *key, uint64_t *fp);
+
+void res_segs_free(struct segs *sg);
+int res_segs_make(struct segs *sg, const struct results *r, const void *items,
+		  size_t n, seg_item_fn fn);
+/* The hash of @s ("" for NULL). */
+uint64_t res_str_fp(const char *s);
+/* The segment key of port @port: its host's. */
+uint64_t res_host_key(const struct results *r, uint32_t port);
+/* The latest result per pair families (results_pairs.c). */
+int res_render_pairs(struct expo *e, const struct results *r, struct buf *xb);
 
 #endif

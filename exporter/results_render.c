@@ -6,8 +6,14 @@
  * pairs), outcome and busy counts per port, overdue ports and group
  * pairs, paused probes and what their spools dropped. Aggregates are made
  * by sorting (entity, profile, row) triples and reading each run.
+ *
+ * Each family is written host by host (a group pair family group by
+ * group), one segment each (expo_segment()), fingerprinted by what its
+ * samples show: the ports' labels, profiles, outcomes and the rows behind
+ * them. The block cache keeps a host's segment while that stays the same.
  */
 #include "results_int.h"
+#include "fnv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -24,26 +30,13 @@ struct att {
 /* Worst and median of each figure over one run of atts. */
 struct agg {
 	uint32_t ent, profile;
+	uint64_t fp; /* of the rows of the run */
 	double worst[TESTAPI_FIG_COUNT], median[TESTAPI_FIG_COUNT];
 };
 
 struct aggs {
 	struct agg *v;
 	size_t n;
-};
-
-struct stat_def {
-	enum testapi_fig fig;
-	const char *stat; /* stat="..." or NULL: no stat label */
-};
-
-/* A family of figures: which stats it carries per pair and aggregated. */
-struct fig_family {
-	const char *suffix, *help;
-	int worst_is_max; /* latency: the largest is worst */
-	const struct stat_def *pair, *agg,
-		*grp; /* per pair, port, group pair */
-	size_t n_pair, n_agg, n_grp;
 };
 
 static const struct stat_def bw_pair[] = {
@@ -76,7 +69,7 @@ static const struct stat_def lat_agg[] = {
 	{TESTAPI_FIG_LAT_MAX, "stat=\"max\""},
 };
 
-static const struct fig_family fig_families[] = {
+const struct fig_family res_fig_families[RES_FIG_FAMILIES] = {
 	{"bandwidth_bytes_per_second",
 	 "Bandwidth of fabric tests in bytes per second: stat avg over the "
 	 "test, peak and min of its sub-intervals (min catches unstable "
@@ -91,6 +84,52 @@ static const struct fig_family fig_families[] = {
 	 1, lat_pair, lat_agg, lat_grp, N_ELEMS(lat_pair), N_ELEMS(lat_agg),
 	 N_ELEMS(lat_grp)},
 };
+
+void res_segs_free(struct segs *sg)
+{
+	free(sg->start);
+	free(sg->key);
+	free(sg->fp);
+	memset(sg, 0, sizeof(*sg));
+}
+
+int res_segs_make(struct segs *sg, const struct results *r, const void *items,
+		  size_t n, seg_item_fn fn)
+{
+	uint64_t key, fp;
+
+	memset(sg, 0, sizeof(*sg));
+	sg->start = malloc((n + 1) * sizeof(*sg->start));
+	sg->key = malloc((n + 1) * sizeof(*sg->key));
+	sg->fp = malloc((n + 1) * sizeof(*sg->fp));
+	if (!sg->start || !sg->key || !sg->fp) {
+		res_segs_free(sg);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		fn(r, items, i, &key, &fp);
+		if (!sg->n || sg->key[sg->n - 1] != key) {
+			sg->start[sg->n] = i;
+			sg->key[sg->n] = key;
+			sg->fp[sg->n++] = FNV1A_BASIS;
+		}
+		sg->fp[sg->n - 1] = fnv1a_u64(sg->fp[sg->n - 1], fp);
+	}
+	sg->start[sg->n] = n;
+	for (size_t k = 0; k < sg->n; k++)
+		sg->fp[k] |= 1;
+	return 0;
+}
+
+uint64_t res_str_fp(const char *s)
+{
+	return fnv1a_str(FNV1A_BASIS, s ? s : "");
+}
+
+uint64_t res_host_key(const struct results *r, uint32_t port)
+{
+	return r->hosts[r->ports[port].host].key;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -126,6 +165,9 @@ static void agg_run(const struct results *r, const struct att *at, size_t n,
 {
 	g->ent = at[0].ent;
 	g->profile = at[0].profile;
+	g->fp = FNV1A_BASIS;
+	for (size_t i = 0; i < n; i++)
+		g->fp = fnv1a_u64(g->fp, r->rows[at[i].row].fp);
 	for (int f = 0; f < TESTAPI_FIG_COUNT; f++) {
 		int max = testapi_figs[f].larger_is_worse;
 		size_t k = 0;
@@ -244,16 +286,82 @@ static int ent_labels(const struct results *r, int groups, uint32_t ent,
 	return ret;
 }
 
+/* An aggregate's segment: its port's host, or its group pair's first group. */
+static void agg_item(const struct results *r, const void *items, size_t i,
+		     uint64_t *key, uint64_t *fp, int groups)
+{
+	const struct agg *g = (const struct agg *)items + i;
+	uint64_t ent;
+
+	if (groups) {
+		*key = res_str_fp(r->groups[g->ent / r->n_groups]);
+		ent = fnv1a_u64(*key,
+				res_str_fp(r->groups[g->ent % r->n_groups]));
+	} else {
+		*key = res_host_key(r, g->ent);
+		ent = r->ports[g->ent].fp;
+	}
+	*fp = fnv1a_u64(fnv1a_u64(ent, res_str_fp(r->profiles[g->profile])),
+			g->fp);
+}
+
+static void agg_port_item(const struct results *r, const void *items, size_t i,
+			  uint64_t *key, uint64_t *fp)
+{
+	agg_item(r, items, i, key, fp, 0);
+}
+
+static void agg_group_item(const struct results *r, const void *items, size_t i,
+			   uint64_t *key, uint64_t *fp)
+{
+	agg_item(r, items, i, key, fp, 1);
+}
+
+/* The samples of aggregate @g for the stats @st[0..n_st). */
+static int render_agg(struct expo *e, const struct results *r,
+		      const struct agg *g, int groups,
+		      const struct stat_def *st, size_t n_st, struct buf *lb,
+		      struct buf *xb)
+{
+	static const char *const agg_label[2] = {"aggregate=\"worst\"",
+						 "aggregate=\"median\""};
+
+	if (ent_labels(r, groups, g->ent, lb))
+		return e->err = -ENOMEM;
+	for (size_t s = 0; s < n_st; s++) {
+		enum testapi_fig fig = st[s].fig;
+
+		if (isnan(g->worst[fig]))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			buf_reset(xb);
+			buf_adds(xb, r->profiles[g->profile]);
+			if (st[s].stat) {
+				buf_addc(xb, ',');
+				buf_adds(xb, st[s].stat);
+			}
+			buf_addc(xb, ',');
+			if (buf_adds(xb, agg_label[k]))
+				return e->err = -ENOMEM;
+			expo_sample(e, lb->data, xb->data,
+				    k ? g->median[fig] : g->worst[fig]);
+		}
+	}
+	return e->err;
+}
+
 static int render_aggs(struct expo *e, const struct results *r,
 		       const struct aggs *a, int groups, struct buf *lb,
 		       struct buf *xb)
 {
-	static const char *const agg_label[2] = {"aggregate=\"worst\"",
-						 "aggregate=\"median\""};
 	char name[128];
+	struct segs sg;
 
-	for (size_t f = 0; f < N_ELEMS(fig_families) && !e->err; f++) {
-		const struct fig_family *ff = &fig_families[f];
+	if (res_segs_make(&sg, r, a->v, a->n,
+			  groups ? agg_group_item : agg_port_item))
+		return e->err = -ENOMEM;
+	for (size_t f = 0; f < RES_FIG_FAMILIES && !e->err; f++) {
+		const struct fig_family *ff = &res_fig_families[f];
 		const struct stat_def *st = groups ? ff->grp : ff->agg;
 		size_t n_st = groups ? ff->n_grp : ff->n_agg;
 
@@ -262,217 +370,90 @@ static int render_aggs(struct expo *e, const struct results *r,
 		snprintf(name, sizeof(name), "ibpulse_test_%s_%s",
 			 groups ? "group_pair" : "port", ff->suffix);
 		expo_family(e, name, EXPO_GAUGE, ff->help);
-		for (size_t i = 0; i < a->n && !e->err; i++) {
-			const struct agg *g = &a->v[i];
-
-			if (ent_labels(r, groups, g->ent, lb))
-				return e->err = -ENOMEM;
-			for (size_t s = 0; s < n_st; s++) {
-				enum testapi_fig fig = st[s].fig;
-
-				if (isnan(g->worst[fig]))
-					continue;
-				for (int k = 0; k < 2; k++) {
-					buf_reset(xb);
-					buf_adds(xb, r->profiles[g->profile]);
-					if (st[s].stat) {
-						buf_addc(xb, ',');
-						buf_adds(xb, st[s].stat);
-					}
-					buf_addc(xb, ',');
-					if (buf_adds(xb, agg_label[k]))
-						return e->err = -ENOMEM;
-					expo_sample(e, lb->data, xb->data,
-						    k ? g->median[fig]
-						      : g->worst[fig]);
-				}
-			}
+		for (size_t k = 0; k < sg.n && !e->err; k++) {
+			if (expo_segment(e, sg.key[k], sg.fp[k]))
+				continue;
+			for (size_t i = sg.start[k]; i < sg.start[k + 1]; i++)
+				render_agg(e, r, &a->v[i], groups, st, n_st, lb,
+					   xb);
 		}
 	}
+	res_segs_free(&sg);
 	return e->err;
 }
 
 /* The latest result of one (port, peer port, profile). */
-struct pair {
-	uint32_t a, b, profile, row;
-	double started;
+struct count {
+	uint32_t port, profile, outcome;
+	uint64_t n;
 };
 
-static int cmp_pair_key(const void *x, const void *y)
+static void count_item(const struct results *r, const void *items, size_t i,
+		       uint64_t *key, uint64_t *fp)
 {
-	const struct pair *p = x, *q = y;
+	const struct count *c = (const struct count *)items + i;
 
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	if (p->b != q->b)
-		return p->b < q->b ? -1 : 1;
-	if (p->profile != q->profile)
-		return p->profile < q->profile ? -1 : 1;
-	return (p->started < q->started) - (p->started > q->started);
-}
-
-static int cmp_pair_newest(const void *x, const void *y)
-{
-	const struct pair *p = x, *q = y;
-
-	if (p->started != q->started)
-		return p->started < q->started ? 1 : -1;
-	return cmp_pair_key(x, y);
+	*key = res_host_key(r, c->port);
+	*fp = fnv1a_u64(fnv1a_u64(r->ports[c->port].fp,
+				  res_str_fp(r->profiles[c->profile])),
+			fnv1a_u64(c->outcome == RES_NONE
+					  ? 0
+					  : res_str_fp(r->outcomes[c->outcome]),
+				  c->n));
 }
 
 /*
- * The latest result per (served initiator port, peer port, profile), the
- * newest max_pairs of them, in label order. *@n gets their number.
+ * The counts per served port and profile: results of the period by
+ * outcome (@busy 0), or the busy ones (@busy 1, outcome RES_NONE),
+ * counting both ends of each test. NULL on ENOMEM.
  */
-static struct pair *pairs_latest(const struct results *r, size_t *n)
-{
-	struct pair *v = malloc((r->n_rows + 1) * sizeof(*v));
-	size_t k = 0, m = 0;
-
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct res_row *w = &r->rows[i];
-
-		if (w->b != RES_NONE && r->hosts[r->ports[w->a].host].served)
-			v[k++] = (struct pair){w->a, w->b, w->profile,
-					       (uint32_t)i, w->started};
-	}
-	qsort(v, k, sizeof(*v), cmp_pair_key);
-	for (size_t i = 0; i < k; i++)
-		if (!m || v[i].a != v[m - 1].a || v[i].b != v[m - 1].b ||
-		    v[i].profile != v[m - 1].profile)
-			v[m++] = v[i];
-	if (m > r->o.max_pairs) {
-		qsort(v, m, sizeof(*v), cmp_pair_newest);
-		m = r->o.max_pairs;
-		qsort(v, m, sizeof(*v), cmp_pair_key);
-	}
-	*n = m;
-	return v;
-}
-
-/* The labels of pair @p: its port's, then the peer's and the profile. */
-static int pair_labels(const struct results *r, const struct pair *p,
-		       struct buf *xb)
-{
-	buf_reset(xb);
-	buf_adds(xb, r->ports[p->b].peer_labels);
-	buf_addc(xb, ',');
-	return buf_adds(xb, r->profiles[p->profile]);
-}
-
-static int render_pair_figures(struct expo *e, const struct results *r,
-			       const struct pair *v, size_t n, struct buf *xb)
-{
-	char name[128];
-
-	for (size_t f = 0; f < N_ELEMS(fig_families) && !e->err; f++) {
-		const struct fig_family *ff = &fig_families[f];
-
-		snprintf(name, sizeof(name), "ibpulse_test_pair_%s",
-			 ff->suffix);
-		expo_family(e, name, EXPO_GAUGE, ff->help);
-		for (size_t i = 0; i < n && !e->err; i++) {
-			const struct res_row *w = &r->rows[v[i].row];
-			size_t base;
-
-			if (pair_labels(r, &v[i], xb))
-				return e->err = -ENOMEM;
-			base = xb->len;
-			for (size_t s = 0; s < ff->n_pair; s++) {
-				double x = w->fig[ff->pair[s].fig];
-
-				if (isnan(x))
-					continue;
-				xb->len = base;
-				xb->data[base] = '\0';
-				if (ff->pair[s].stat &&
-				    (buf_addc(xb, ',') ||
-				     buf_adds(xb, ff->pair[s].stat)))
-					return e->err = -ENOMEM;
-				expo_sample(e, r->ports[v[i].a].labels,
-					    xb->data, x);
-			}
-		}
-	}
-	return e->err;
-}
-
-static int render_pairs(struct expo *e, const struct results *r, struct buf *xb)
-{
-	static const struct {
-		const char *name, *help;
-		int what; /* 0 success, 1 busy, 2 started */
-	} fams[] = {
-		{"ibpulse_test_pair_success",
-		 "1 when the latest test of the pair in the period succeeded "
-		 "(outcome ok), 0 when it failed.",
-		 0},
-		{"ibpulse_test_pair_busy",
-		 "1 when the latest test of the pair ran on a busy link "
-		 "(traffic "
-		 "beyond its own, or rising transmit wait): its figures are "
-		 "kept "
-		 "but understate the link.",
-		 1},
-		{"ibpulse_test_pair_timestamp_seconds",
-		 "When the latest test of the pair started (probe clock, "
-		 "seconds "
-		 "since the epoch).",
-		 2},
-	};
-	size_t n;
-	struct pair *v = pairs_latest(r, &n);
-
-	if (!v)
-		return e->err = -ENOMEM;
-	for (size_t f = 0; f < N_ELEMS(fams) && !e->err; f++) {
-		expo_family(e, fams[f].name, EXPO_GAUGE, fams[f].help);
-		for (size_t i = 0; i < n && !e->err; i++) {
-			const struct res_row *w = &r->rows[v[i].row];
-			double x = fams[f].what == 0   ? w->ok
-				   : fams[f].what == 1 ? w->busy
-						       : w->started;
-
-			if (pair_labels(r, &v[i], xb))
-				e->err = -ENOMEM;
-			else
-				expo_sample(e, r->ports[v[i].a].labels,
-					    xb->data, x);
-		}
-	}
-	if (!e->err)
-		render_pair_figures(e, r, v, n, xb);
-	free(v);
-	return e->err;
-}
-
-/*
- * Per served port and profile: results of the period by outcome (@busy 0)
- * or the busy ones (@busy 1), counting both ends of each test.
- */
-static int render_port_counts(struct expo *e, const struct results *r, int busy,
-			      struct buf *xb)
+static struct count *port_counts(const struct results *r, int busy, size_t *n)
 {
 	struct att *at = malloc((2 * r->n_rows + 1) * sizeof(*at));
-	size_t n = 0;
+	struct count *c = malloc((2 * r->n_rows + 1) * sizeof(*c));
+	size_t k = 0;
 
-	if (!at)
-		return e->err = -ENOMEM;
+	*n = 0;
+	if (!at || !c) {
+		free(at);
+		free(c);
+		return NULL;
+	}
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct res_row *w = &r->rows[i];
 		uint32_t ends[2] = {w->a, w->b == w->a ? RES_NONE : w->b};
 
 		if (busy && !w->busy)
 			continue;
-		for (int k = 0; k < 2; k++)
-			if (ends[k] != RES_NONE &&
-			    r->hosts[r->ports[ends[k]].host].served)
-				at[n++] = (struct att){ends[k], w->profile,
+		for (int e = 0; e < 2; e++)
+			if (ends[e] != RES_NONE &&
+			    r->hosts[r->ports[ends[e]].host].served)
+				at[k++] = (struct att){ends[e], w->profile,
 						       busy ? 0 : w->outcome};
 	}
-	qsort(at, n, sizeof(*at), cmp_att);
+	qsort(at, k, sizeof(*at), cmp_att);
+	for (size_t i = 0, j; i < k; i = j) {
+		for (j = i + 1; j < k && !cmp_att(&at[i], &at[j]); j++)
+			;
+		c[(*n)++] = (struct count){at[i].ent, at[i].profile,
+					   busy ? RES_NONE : at[i].row,
+					   (uint64_t)(j - i)};
+	}
+	free(at);
+	return c;
+}
+
+static int render_port_counts(struct expo *e, const struct results *r, int busy,
+			      struct buf *xb)
+{
+	size_t n;
+	struct count *c = port_counts(r, busy, &n);
+	struct segs sg;
+
+	if (!c || res_segs_make(&sg, r, c, n, count_item)) {
+		free(c);
+		return e->err = -ENOMEM;
+	}
 	if (busy)
 		expo_family(e, "ibpulse_test_port_busy_results", EXPO_GAUGE,
 			    "Tests of the period at this port (either end) "
@@ -482,19 +463,22 @@ static int render_port_counts(struct expo *e, const struct results *r, int busy,
 		expo_family(e, "ibpulse_test_port_results", EXPO_GAUGE,
 			    "Tests of the period at this port (either end), by "
 			    "outcome (verbs_error also by wc_status).");
-	for (size_t i = 0, j; i < n && !e->err; i = j) {
-		for (j = i + 1; j < n && !cmp_att(&at[i], &at[j]); j++)
-			;
-		buf_reset(xb);
-		buf_adds(xb, r->profiles[at[i].profile]);
-		if (!busy) {
-			buf_addc(xb, ',');
-			buf_adds(xb, r->outcomes[at[i].row]);
+	for (size_t k = 0; k < sg.n && !e->err; k++) {
+		if (expo_segment(e, sg.key[k], sg.fp[k]))
+			continue;
+		for (size_t i = sg.start[k]; i < sg.start[k + 1]; i++) {
+			buf_reset(xb);
+			buf_adds(xb, r->profiles[c[i].profile]);
+			if (!busy) {
+				buf_addc(xb, ',');
+				buf_adds(xb, r->outcomes[c[i].outcome]);
+			}
+			expo_sample_u64(e, r->ports[c[i].port].labels, xb->data,
+					c[i].n);
 		}
-		expo_sample_u64(e, r->ports[at[i].ent].labels, xb->data,
-				(uint64_t)(j - i));
 	}
-	free(at);
+	res_segs_free(&sg);
+	free(c);
 	return e->err;
 }
 
@@ -579,6 +563,60 @@ static int group_pairs_overdue(const struct results *r, uint64_t *planned,
 	return 0;
 }
 
+/* Host @h's segment in a family of one sample per host (fp of its values). */
+static int host_seg(struct expo *e, const struct results *r, size_t h,
+		    uint64_t v0, uint64_t v1)
+{
+	return expo_segment(e, r->hosts[h].key,
+			    fnv1a_u64(fnv1a_u64(FNV1A_BASIS, v0), v1) | 1);
+}
+
+/*
+ * The overdue flag of each served, planned port, host by host (the flag
+ * depends on the time: it is worked out at every scrape); *@planned and
+ * *@overdue get the counts.
+ */
+static int render_overdue_ports(struct expo *e, const struct results *r,
+				const char *measured, uint64_t *planned,
+				uint64_t *overdue)
+{
+	int8_t *od = malloc(r->n_ports + 1);
+
+	if (!od)
+		return e->err = -ENOMEM;
+	for (size_t p = 0; p < r->n_ports; p++) {
+		od[p] = r->hosts[r->ports[p].host].served
+				? (int8_t)port_overdue(r, p, measured)
+				: -1;
+		*planned += od[p] >= 0;
+		*overdue += od[p] > 0;
+	}
+	expo_family(e, "ibpulse_test_port_overdue", EXPO_GAUGE,
+		    "1 when a planned port had no successful test within the "
+		    "period, or its probe stopped reporting; 0 when it is "
+		    "covered. Only ports a probe registered ACTIVE, not "
+		    "paused.");
+	for (size_t p = 0, q; p < r->n_ports && !e->err; p = q) {
+		uint64_t fp = FNV1A_BASIS;
+
+		for (q = p;
+		     q < r->n_ports && r->ports[q].host == r->ports[p].host;
+		     q++)
+			if (od[q] >= 0)
+				fp = fnv1a_u64(fnv1a_u64(fp, r->ports[q].fp),
+					       (uint64_t)od[q]);
+		if (fp == FNV1A_BASIS ||
+		    expo_segment(e, res_host_key(r, (uint32_t)p), fp | 1))
+			continue;
+		for (size_t k = p; k < q; k++)
+			if (od[k] >= 0)
+				expo_sample_u64(e, r->ports[k].labels, NULL,
+						(uint64_t)od[k]);
+	}
+	free(od);
+	return e->err;
+}
+
 static int render_overdue(struct expo *e, const struct results *r)
 {
 	char *measured = calloc(r->n_ports + 1, 1);
@@ -587,23 +625,7 @@ static int render_overdue(struct expo *e, const struct results *r)
 	if (!measured)
 		return e->err = -ENOMEM;
 	mark_measured(r, measured);
-	expo_family(e, "ibpulse_test_port_overdue", EXPO_GAUGE,
-		    "1 when a planned port had no successful test within the "
-		    "period, or its probe stopped reporting; 0 when it is "
-		    "covered. Only ports a probe registered ACTIVE, not "
-		    "paused.");
-	for (size_t p = 0; p < r->n_ports; p++) {
-		int od;
-
-		if (!r->hosts[r->ports[p].host].served)
-			continue;
-		od = port_overdue(r, p, measured);
-		if (od < 0)
-			continue;
-		planned++;
-		overdue += (uint64_t)od;
-		expo_sample_u64(e, r->ports[p].labels, NULL, (uint64_t)od);
-	}
+	render_overdue_ports(e, r, measured, &planned, &overdue);
 	free(measured);
 	expo_family(e, "ibpulse_test_planned_ports", EXPO_GAUGE,
 		    "Ports of this scrape's hosts that the plan must cover.");
@@ -642,7 +664,8 @@ static int render_groups(struct expo *e, const struct results *r,
 		const struct res_host *hh = &r->hosts[h];
 		int ret;
 
-		if (!hh->served || !hh->probe || hh->group == RES_NONE)
+		if (!hh->served || !hh->probe || hh->group == RES_NONE ||
+		    host_seg(e, r, h, res_str_fp(r->groups[hh->group]), 0))
 			continue;
 		buf_reset(xb);
 		ret = expo_label(xb, "group", r->groups[hh->group]);
@@ -662,30 +685,76 @@ static int render_probes(struct expo *e, const struct results *r)
 		    "1 while the host is paused (pause endpoint or "
 		    "ibpulse-probe pause): no tests, counters still flow.");
 	for (size_t h = 0; h < r->n_hosts; h++)
-		if (r->hosts[h].served && r->hosts[h].probe)
+		if (r->hosts[h].served && r->hosts[h].probe &&
+		    !host_seg(e, r, h, (uint64_t)r->hosts[h].paused, 0))
 			expo_sample_u64(e, r->hosts[h].labels, NULL,
 					(uint64_t)r->hosts[h].paused);
 	expo_family(e, "ibpulse_probe_results_dropped_total", EXPO_COUNTER,
 		    "Test results the probe's spool dropped before they were "
 		    "delivered (spool_full: over its size bound; expired: "
 		    "older than its age bound).");
-	for (size_t h = 0; h < r->n_hosts; h++)
+	for (size_t h = 0; h < r->n_hosts; h++) {
+		const int64_t *d = r->hosts[h].dropped;
+
+		if (!r->hosts[h].served || (d[0] < 0 && d[1] < 0) ||
+		    host_seg(e, r, h, (uint64_t)d[0], (uint64_t)d[1]))
+			continue;
 		for (int k = 0; k < 2; k++)
-			if (r->hosts[h].served && r->hosts[h].dropped[k] >= 0)
-				expo_sample_u64(
-					e, r->hosts[h].labels, reason[k],
-					(uint64_t)r->hosts[h].dropped[k]);
+			if (d[k] >= 0)
+				expo_sample_u64(e, r->hosts[h].labels,
+						reason[k], (uint64_t)d[k]);
+	}
 	return e->err;
 }
 
+static int cmp_total(const void *a, const void *b)
+{
+	return strcmp(((const struct tally_count *)a)->labels,
+		      ((const struct tally_count *)b)->labels);
+}
+
+/* A count's host: the hash of its labels up to the first comma. */
+static void total_item(const struct results *r, const void *items, size_t i,
+		       uint64_t *key, uint64_t *fp)
+{
+	const struct tally_count *t = (const struct tally_count *)items + i;
+	const char *comma = strchr(t->labels, ',');
+
+	(void)r;
+	*key = fnv1a_bytes(FNV1A_BASIS, t->labels,
+			   comma ? (size_t)(comma - t->labels)
+				 : strlen(t->labels)) |
+	       1;
+	*fp = fnv1a_u64(res_str_fp(t->labels), t->n);
+}
+
+/* The counters host by host (sorted by labels: host first). */
 static int render_totals(struct expo *e, const struct results *r)
 {
+	struct tally_count *v = malloc((r->n_totals + 1) * sizeof(*v));
+	struct segs sg;
+
+	if (!v)
+		return e->err = -ENOMEM;
+	if (r->n_totals)
+		memcpy(v, r->totals, r->n_totals * sizeof(*v));
+	qsort(v, r->n_totals, sizeof(*v), cmp_total);
+	if (res_segs_make(&sg, r, v, r->n_totals, total_item)) {
+		free(v);
+		return e->err = -ENOMEM;
+	}
 	expo_family(e, "ibpulse_test_results_total", EXPO_COUNTER,
 		    "Test results stored, by initiating host, profile and "
 		    "outcome (verbs_error also by wc_status); the exporter "
 		    "counts the table at start-up, then the new rows.");
-	for (size_t i = 0; i < r->n_totals; i++)
-		expo_sample_u64(e, r->totals[i].labels, NULL, r->totals[i].n);
+	for (size_t k = 0; k < sg.n && !e->err; k++) {
+		if (expo_segment(e, sg.key[k], sg.fp[k]))
+			continue;
+		for (size_t i = sg.start[k]; i < sg.start[k + 1]; i++)
+			expo_sample_u64(e, v[i].labels, NULL, v[i].n);
+	}
+	res_segs_free(&sg);
+	free(v);
 	return e->err;
 }
 
@@ -712,7 +781,7 @@ int results_render(struct expo *e, const struct results *r)
 	if (!e->err)
 		render_totals(e, r);
 	if (!e->err)
-		render_pairs(e, r, &xb);
+		res_render_pairs(e, r, &xb);
 	if (!e->err)
 		render_overdue(e, r);
 	if (!e->err)

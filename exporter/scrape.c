@@ -5,7 +5,10 @@
  * scrape.h.
  */
 #include "scrape.h"
+#include "bcache.h"
 #include "config.h"
+#include "fnv.h"
+#include "pgzip.h"
 #include "log.h"
 #include "render.h"
 #include "dbread.h"
@@ -32,14 +35,26 @@ void scrape_stats_init(struct scrape_stats *st)
 	pthread_mutex_init(&st->lock, NULL);
 	st->last_duration = -1;
 	st->database_errors = 0;
+	st->cache = NULL;
 	tally_init(&st->tally);
 	render_drops_init(&st->drops);
+}
+
+int scrape_stats_cache(struct scrape_stats *st,
+		       const struct exporter_settings *cfg)
+{
+	if (!cfg->cache_max_bytes)
+		return 0;
+	return bcache_new((uint64_t)cfg->cache_max_bytes, (int)cfg->gzip_level,
+			  (unsigned)cfg->gzip_threads, &st->cache);
 }
 
 void scrape_stats_destroy(struct scrape_stats *st)
 {
 	if (!st)
 		return;
+	bcache_free(st->cache);
+	st->cache = NULL;
 	pthread_mutex_destroy(&st->lock);
 	tally_destroy(&st->tally);
 	render_drops_destroy(&st->drops);
@@ -85,9 +100,53 @@ static int scrape_totals(struct scrape_stats *st, sqlite3 *db,
 	return ret;
 }
 
+static int scrape_seq_row(void *ctx, sqlite3_stmt *s)
+{
+	*(int64_t *)ctx = sqlite3_column_int64(s, 0);
+	return 0;
+}
+
+/* Empty @sc when the database is another one than it was made from. */
+static int scrape_epoch(sqlite3 *db, const char *path, struct bc_scope *sc,
+			char *err, size_t errlen);
+
+static int scrape_held(void *ctx, int64_t id, uint64_t fp)
+{
+	return bc_host_held(ctx, id, fp);
+}
+
+/* The database file's identity, for bc_epoch(). */
+static uint64_t scrape_db_id(const char *db)
+{
+	struct stat sb;
+	uint64_t v[2] = {0, 0};
+
+	if (!stat(db, &sb)) {
+		v[0] = (uint64_t)sb.st_dev;
+		v[1] = (uint64_t)sb.st_ino;
+	}
+	return fnv1a_bytes(FNV1A_BASIS, v, sizeof(v));
+}
+
+static int scrape_epoch(sqlite3 *db, const char *path, struct bc_scope *sc,
+			char *err, size_t errlen)
+{
+	int64_t seq = -1;
+	int ret = 0;
+
+	if (dbread_has_table(db, "change_seq"))
+		ret = dbread_each(db, "SELECT seq FROM change_seq",
+				  "change_seq", NULL, scrape_seq_row, &seq, err,
+				  errlen);
+	if (!ret)
+		bc_epoch(sc, scrape_db_id(path), seq);
+	return ret;
+}
+
 static int scrape_snapshot(const struct exporter_settings *cfg,
 			   struct scrape_stats *st, const struct scrape_req *rq,
-			   struct snapshot **sn, char *err, size_t errlen)
+			   struct bc_scope *sc, struct snapshot **sn, char *err,
+			   size_t errlen)
 {
 	struct snap_opts o = {
 		.now = rq->now,
@@ -100,11 +159,15 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 		.max_pairs = (size_t)cfg->max_pair_series,
 		.results_max_ahead = cfg->results_max_ahead,
 		.group_label = cfg->group_label,
+		.held = sc ? scrape_held : NULL,
+		.held_ctx = sc,
 	};
 	sqlite3 *db = NULL;
 	int ret;
 
 	ret = dbread_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err, errlen);
+	if (!ret && sc)
+		ret = scrape_epoch(db, cfg->db, sc, err, errlen);
 	if (!ret)
 		ret = snapshot_read(db, &o, sn, err, errlen);
 	if (!ret && (ret = scrape_totals(st, db, &o, *sn, err, errlen))) {
@@ -117,30 +180,122 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 	return ret;
 }
 
+/* The exporter's own numbers, under st->lock. */
+static void scrape_self(const struct exporter_settings *cfg,
+			struct scrape_stats *st, struct render_self *self)
+{
+	struct bc_stats cs;
+
+	pthread_mutex_lock(&st->lock);
+	self->last_duration = st->last_duration;
+	self->database_errors = st->database_errors;
+	pthread_mutex_unlock(&st->lock);
+	self->wal_bytes = scrape_wal_size(cfg->db);
+	self->cache_bytes = -1;
+	if (st->cache) {
+		bcache_stats(st->cache, &cs);
+		self->cache_bytes = (int64_t)cs.bytes;
+	}
+}
+
+/* Without the cache: render the whole body, then gzip it if asked. */
+static int scrape_plain(const struct exporter_settings *cfg,
+			const struct scrape_req *rq, const struct snapshot *sn,
+			const struct render_self *self, struct buf *out,
+			size_t *text_len)
+{
+	char *gz = NULL;
+	size_t len;
+	int ret = render_metrics(sn, self, rq->format, out, NULL);
+
+	*text_len = out->len;
+	if (ret || !rq->gzip)
+		return ret;
+	ret = pgzip_compress(out->data, out->len, (int)cfg->gzip_level,
+			     (unsigned)cfg->gzip_threads, &gz, &len);
+	if (ret)
+		return ret;
+	buf_reset(out);
+	ret = buf_add(out, gz, len);
+	free(gz);
+	return ret;
+}
+
+/* With the cache: render what changed, then the body from the segments. */
+static int scrape_cached(const struct scrape_req *rq, const struct snapshot *sn,
+			 const struct render_self *self, struct bc_scope *sc,
+			 struct buf *out, size_t *text_len)
+{
+	const struct msnap *m = sn->m;
+	int64_t *ids = malloc((m->n_hosts + 1) * sizeof(*ids));
+	uint64_t *fps = malloc((m->n_hosts + 1) * sizeof(*fps));
+	struct buf none;
+	struct expo e;
+	int ret = ids && fps ? 0 : -ENOMEM;
+
+	buf_init(&none, 1);
+	expo_init(&e, &none, rq->format);
+	if (!ret)
+		ret = bc_begin(sc, &e);
+	if (!ret) {
+		render_families(sn, self, &e);
+		ret = bc_end(sc, &e);
+	}
+	for (size_t i = 0; !ret && i < m->n_hosts; i++) {
+		ids[i] = m->hosts[i].id;
+		fps[i] = m->hosts[i].fp;
+	}
+	if (!ret)
+		ret = bc_hosts_held(sc, ids, fps, m->n_hosts);
+	if (!ret)
+		ret = bc_body(sc, rq->format, rq->gzip, out, text_len);
+	if (ret)
+		bc_abort(sc);
+	expo_free(&e);
+	buf_free(&none);
+	free(ids);
+	free(fps);
+	return ret;
+}
+
 int scrape_build_limited(const struct exporter_settings *cfg,
 			 struct scrape_stats *st, const struct scrape_req *rq,
-			 struct buf *out, size_t max, char *err, size_t errlen)
+			 struct buf *out, size_t max, size_t *text_len,
+			 char *err, size_t errlen)
 {
 	struct render_self self = {
 		.version = IBPULSE_VERSION,
 		.family_cap = (size_t)cfg->max_family_series,
 		.drops = &st->drops,
 	};
+	struct bc_scope *sc = NULL;
 	struct snapshot *sn = NULL;
 	double t0 = mono_now();
-	int ret;
+	size_t tl = 0;
+	int ret = 0;
 
-	ret = scrape_snapshot(cfg, st, rq, &sn, err, errlen);
-	if (ret)
+	if (st->cache)
+		ret = bc_scope_lock(st->cache, rq->shard, rq->shards, rq->now,
+				    &sc);
+	if (!ret)
+		ret = scrape_snapshot(cfg, st, rq, sc, &sn, err, errlen);
+	if (ret) {
+		if (sc)
+			bc_scope_unlock(sc);
 		return ret;
-	pthread_mutex_lock(&st->lock);
-	self.last_duration = st->last_duration;
-	self.database_errors = st->database_errors;
-	pthread_mutex_unlock(&st->lock);
-	self.wal_bytes = scrape_wal_size(cfg->db);
+	}
+	scrape_self(cfg, st, &self);
 	out->max = max;
-	ret = render_metrics(sn, &self, rq->format, out, NULL);
+	if (sc) {
+		ret = scrape_cached(rq, sn, &self, sc, out, &tl);
+		bc_finish(sc);
+		bc_scope_unlock(sc);
+	} else {
+		ret = scrape_plain(cfg, rq, sn, &self, out, &tl);
+	}
 	snapshot_free(sn);
+	if (text_len)
+		*text_len = tl;
 	if (ret == -E2BIG && max < (size_t)cfg->max_body_bytes)
 		snprintf(err, errlen,
 			 "the exporter holds max_inflight_bytes (%lld) of "
@@ -171,7 +326,8 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 		 size_t errlen)
 {
 	return scrape_build_limited(cfg, st, rq, out,
-				    (size_t)cfg->max_body_bytes, err, errlen);
+				    (size_t)cfg->max_body_bytes, NULL, err,
+				    errlen);
 }
 
 int scrape_health(const struct exporter_settings *cfg, char *err, size_t errlen)

@@ -29,6 +29,7 @@ struct scrape_stats {
 	double last_error_at;	   /* monotonic s of the last failed read; 0 */
 	char last_error[256];	   /* its reason, until a scrape succeeds */
 	struct render_drops drops; /* series the family cap left out */
+	struct bcache *cache;	   /* bcache.h; NULL: render whole bodies */
 };
 
 struct scrape_req {
@@ -39,14 +40,22 @@ struct scrape_req {
 };
 
 void scrape_stats_init(struct scrape_stats *st);
+/*
+ * scrape_stats_cache() - give @st the block cache @cfg asks for
+ * (cache_max_bytes; 0: none). 0 or -ENOMEM. scrape_stats_destroy()
+ * frees it.
+ */
+int scrape_stats_cache(struct scrape_stats *st,
+		       const struct exporter_settings *cfg);
 void scrape_stats_destroy(struct scrape_stats *st);
 
 /*
  * scrape_build() - the body for @rq in @out (initialised by the caller;
- * its ceiling is replaced by max_body_bytes). Returns 0; -EIO or -ENOENT
- * when the database cannot be opened or read (the server answers 503);
- * -E2BIG when the body passes max_body_bytes, -ENOMEM (500). @err gets a
- * reason for the client.
+ * its ceiling is replaced by max_body_bytes), gzipped when @rq->gzip.
+ * Returns 0; -EIO or -ENOENT when the database cannot be opened or read
+ * (the server answers 503); -E2BIG when the body passes max_body_bytes,
+ * -ENOMEM (500). @err gets a reason for the client. With the block cache
+ * (scrape_stats_cache()) only what changed is rendered.
  */
 int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 		 const struct scrape_req *rq, struct buf *out, char *err,
@@ -55,10 +64,12 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 /*
  * scrape_build_limited() - scrape_build() with the body's ceiling at @max
  * (below max_body_bytes: what the memory ceiling leaves); -E2BIG past it.
+ * *@text_len (may be NULL) gets the body's size before gzip.
  */
 int scrape_build_limited(const struct exporter_settings *cfg,
 			 struct scrape_stats *st, const struct scrape_req *rq,
-			 struct buf *out, size_t max, char *err, size_t errlen);
+			 struct buf *out, size_t max, size_t *text_len,
+			 char *err, size_t errlen);
 
 /* Size of @db's write-ahead log in bytes: 0 when absent, < 0 on error. */
 int64_t scrape_wal_size(const char *db);
@@ -103,6 +114,7 @@ struct scrape_body {
 	/* private */
 	struct scrape_flights *owner;
 	unsigned refs;
+	size_t cap; /* of data */
 };
 
 /* @cfg and @st outlive the flights. 0 or -ENOMEM. */

@@ -14,25 +14,38 @@
  */
 #include "scrape.h"
 #include "log.h"
-#include "pgzip.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FLIGHT_SIZES 16 /* kinds of body whose last size is remembered */
 #define FLIGHT_RECENT 8 /* finished bodies kept for SCRAPE_SHARE_SECONDS */
+#define FLIGHT_POOL 2	/* buffers of bodies let go, kept for the next */
 
-/* The database's state as the file system shows it. */
+/*
+ * The database's state as the file system shows it, and the header of
+ * SQLite's WAL index (the -shm file: its change counter, last frame and
+ * salts move with every commit). Size and modification time alone are not
+ * enough: once the WAL restarts after a checkpoint its size stays, and
+ * file times move in clock ticks of several milliseconds, so two commits
+ * could look like one state and a scrape take a body that missed the
+ * second.
+ */
+#define FLIGHT_SHM_HDR 48 /* struct WalIndexHdr (sqlite.org/walformat.html) */
+
 struct flight_token {
 	int valid;
 	dev_t dev[2];
 	ino_t ino[2];
 	off_t size[2];
 	long mtime_s[2], mtime_ns[2];
+	unsigned char shm[FLIGHT_SHM_HDR];
 };
 
 struct flight_key {
@@ -75,6 +88,18 @@ struct scrape_flights {
 	unsigned next_size;
 	struct flight_recent recent[FLIGHT_RECENT];
 	unsigned next_recent;
+	/*
+	 * The buffers of the last bodies let go: a new body is written into
+	 * pages that are already there. Freed and allocated again, a body of
+	 * 200 MB is 50,000 page faults, each a trap into the hypervisor on a
+	 * virtual machine: they cost more than the render (bench/README.md).
+	 * Counted in max_inflight_bytes like the bodies.
+	 */
+	struct {
+		char *data;
+		size_t cap;
+	} pool[FLIGHT_POOL];
+	size_t pooled;
 };
 
 static double flight_now(void)
@@ -95,18 +120,91 @@ static struct scrape_body *flight_unref(struct scrape_flights *f,
 	return b;
 }
 
+/* Under the lock: keep @data for a later body; 0 when it was not kept. */
+static int flight_pool_put(struct scrape_flights *f, char *data, size_t cap)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 1; i < FLIGHT_POOL; i++)
+		if (f->pool[i].cap < f->pool[k].cap)
+			k = i;
+	if (f->pool[k].data && f->pool[k].cap >= cap)
+		return 0;
+	if (f->held + f->pooled - f->pool[k].cap + cap >
+	    (size_t)f->cfg->max_inflight_bytes)
+		return 0;
+	free(f->pool[k].data); /* the smallest makes room */
+	f->pooled += cap - f->pool[k].cap;
+	f->pool[k].data = data;
+	f->pool[k].cap = cap;
+	return 1;
+}
+
+/* Under the lock: free the pooled buffers (all, or until @need fits). */
+static void flight_pool_drop(struct scrape_flights *f, size_t need)
+{
+	size_t ceiling = (size_t)f->cfg->max_inflight_bytes;
+
+	for (unsigned i = 0; i < FLIGHT_POOL; i++) {
+		if (f->held + f->pooled + need <= ceiling)
+			return;
+		free(f->pool[i].data);
+		f->pooled -= f->pool[i].cap;
+		f->pool[i].data = NULL;
+		f->pool[i].cap = 0;
+	}
+}
+
+/* A pooled buffer for about @want bytes, as an empty struct buf. */
+static void flight_pool_take(struct scrape_flights *f, size_t want,
+			     struct buf *b)
+{
+	int k = -1;
+
+	pthread_mutex_lock(&f->lock);
+	for (int i = 0; i < FLIGHT_POOL; i++) {
+		if (!f->pool[i].data)
+			continue;
+		if (k < 0 ||
+		    (f->pool[i].cap >= want &&
+		     (f->pool[k].cap < want ||
+		      f->pool[i].cap < f->pool[k].cap)) ||
+		    (f->pool[k].cap < want && f->pool[i].cap > f->pool[k].cap))
+			k = i;
+	}
+	if (k >= 0) {
+		b->data = f->pool[k].data;
+		b->cap = f->pool[k].cap;
+		b->len = 0;
+		b->data[0] = '\0';
+		f->pooled -= f->pool[k].cap;
+		f->pool[k].data = NULL;
+		f->pool[k].cap = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
 static void flight_body_free(struct scrape_body *b)
 {
-	if (b) {
+	struct scrape_flights *f;
+	int kept;
+
+	if (!b)
+		return;
+	f = b->owner;
+	pthread_mutex_lock(&f->lock);
+	kept = flight_pool_put(f, (char *)b->data, b->cap);
+	pthread_mutex_unlock(&f->lock);
+	if (!kept)
 		free((char *)b->data);
-		free(b);
-	}
+	free(b);
 }
 
 static void flight_token(const char *db, struct flight_token *t)
 {
 	char wal[4096];
 	struct stat sb;
+	int fd;
 
 	memset(t, 0, sizeof(*t));
 	if (stat(db, &sb))
@@ -124,6 +222,14 @@ static void flight_token(const char *db, struct flight_token *t)
 		t->size[1] = sb.st_size;
 		t->mtime_s[1] = (long)sb.st_mtim.tv_sec;
 		t->mtime_ns[1] = sb.st_mtim.tv_nsec;
+	}
+	memcpy(wal + strlen(db), "-shm", 5);
+	fd = open(wal, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* a read torn by a commit only makes the token differ */
+		if (pread(fd, t->shm, sizeof(t->shm), 0) < 0)
+			memset(t->shm, 0, sizeof(t->shm));
+		close(fd);
 	}
 	t->valid = 1;
 }
@@ -156,6 +262,8 @@ void scrape_flights_free(struct scrape_flights *f)
 	for (unsigned i = 0; i < FLIGHT_RECENT; i++)
 		if (f->recent[i].body)
 			flight_body_free(flight_unref(f, f->recent[i].body));
+	for (unsigned i = 0; i < FLIGHT_POOL; i++)
+		free(f->pool[i].data);
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->done);
 	free(f);
@@ -171,6 +279,21 @@ static size_t flight_expect(struct scrape_flights *f,
 			return f->sizes[i].text +
 			       (k->gzip ? f->sizes[i].sent : 0);
 	return 0;
+}
+
+/* The size the last body of @k had (0: none yet), for a pooled buffer. */
+static size_t flight_expect_body(struct scrape_flights *f,
+				 const struct flight_key *k)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < FLIGHT_SIZES; i++)
+		if (f->sizes[i].key.shards &&
+		    flight_key_eq(&f->sizes[i].key, k))
+			n = k->gzip ? f->sizes[i].sent : f->sizes[i].text;
+	pthread_mutex_unlock(&f->lock);
+	return n + 1;
 }
 
 /* Under the lock: remember the sizes of the body just made. */
@@ -191,15 +314,15 @@ static void flight_remember(struct scrape_flights *f,
 	slot->sent = sent;
 }
 
-/* Render, and gzip when asked, outside the lock. */
+/* Render (gzipped when asked) outside the lock. */
 static int flight_render(struct scrape_flights *f, const struct scrape_req *rq,
-			 size_t budget, struct scrape_body **out,
+			 size_t budget, size_t want, struct scrape_body **out,
 			 size_t *text_len, char *err, size_t errlen)
 {
 	const struct exporter_settings *cfg = f->cfg;
 	size_t max = (size_t)cfg->max_body_bytes;
 	struct scrape_body *b = calloc(1, sizeof(*b));
-	char *text, *gz;
+	char *data;
 	struct buf buf;
 	size_t len;
 	int ret;
@@ -207,31 +330,22 @@ static int flight_render(struct scrape_flights *f, const struct scrape_req *rq,
 	if (!b)
 		return -ENOMEM;
 	buf_init(&buf, 0);
+	flight_pool_take(f, want, &buf);
 	ret = scrape_build_limited(cfg, f->st, rq, &buf,
-				   budget < max ? budget : max, err, errlen);
+				   budget < max ? budget : max, text_len, err,
+				   errlen);
 	if (ret == -E2BIG && budget < max)
 		ret = -ENOBUFS;
-	text = ret ? NULL : buf_steal(&buf, &len);
+	b->cap = buf.cap;
+	data = ret ? NULL : buf_steal(&buf, &len);
 	buf_free(&buf);
-	if (!ret && !text)
+	if (!ret && !data)
 		ret = -ENOMEM;
 	if (ret) {
 		free(b);
 		return ret;
 	}
-	*text_len = len;
-	if (rq->gzip) {
-		ret = pgzip_compress(text, len, (int)cfg->gzip_level,
-				     (unsigned)cfg->gzip_threads, &gz, &len);
-		free(text);
-		if (ret) {
-			snprintf(err, errlen, "gzip failed");
-			free(b);
-			return ret;
-		}
-		text = gz;
-	}
-	b->data = text;
+	b->data = data;
 	b->len = len;
 	b->gzip = rq->gzip;
 	b->owner = f;
@@ -328,6 +442,7 @@ static int flight_reserve(struct scrape_flights *f, size_t expect,
 {
 	size_t ceiling = (size_t)f->cfg->max_inflight_bytes;
 
+	flight_pool_drop(f, expect);
 	if (f->held + expect > ceiling || f->held >= ceiling) {
 		snprintf(err, errlen,
 			 "%zu bytes of /metrics bodies are held for other "
@@ -442,8 +557,8 @@ int scrape_get(struct scrape_flights *f, const struct scrape_req *rq,
 		return ret;
 	}
 
-	ret = flight_render(f, rq, budget, &b, &text_len, fl->err,
-			    sizeof(fl->err));
+	ret = flight_render(f, rq, budget, flight_expect_body(f, &k), &b,
+			    &text_len, fl->err, sizeof(fl->err));
 
 	pthread_mutex_lock(&f->lock);
 	gone[0] = flight_land(f, fl, ret, b, text_len, expect);

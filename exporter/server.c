@@ -231,7 +231,9 @@ int server_new(const struct exporter_settings *cfg, struct server **out)
 		return -ENOMEM;
 	s->cfg = cfg;
 	scrape_stats_init(&s->stats);
-	ret = scrape_flights_new(cfg, &s->stats, &s->flights);
+	ret = scrape_stats_cache(&s->stats, cfg);
+	if (!ret)
+		ret = scrape_flights_new(cfg, &s->stats, &s->flights);
 	if (!ret)
 		ret = server_tls(s);
 	o.tls_cert_pem = s->tls_cert;

@@ -39,8 +39,9 @@ const struct conf_opt exporter_conf_opts[] = {
 	 "body (0: no limit)"},
 	{"exporter", "max_connections", CONF_INT, S(max_connections), "64", 1,
 	 65535,
-	 "open connections at most; when full, the connection idle the "
-	 "longest (or the slowest scrape) is closed to admit a new one"},
+	 "open connections at most; when full, one that never completed a "
+	 "request (oldest first), else an idle keep-alive one, is closed to "
+	 "admit a new one"},
 	{"exporter", "per_ip_connection_limit", CONF_INT,
 	 S(per_ip_connection_limit), "16", 0, 65535,
 	 "concurrent connections per client address (0: unlimited)"},
@@ -72,6 +73,11 @@ const struct conf_opt exporter_conf_opts[] = {
 	{"exporter", "gzip_threads", CONF_INT, S(gzip_threads), "0", 0, 8,
 	 "threads compressing one large gzip response (0: one per CPU, at most "
 	 "8)"},
+	{"exporter", "cache_max_bytes", CONF_INT, S(cache_max_bytes),
+	 "1073741824", 0, 1099511627776.0,
+	 "bytes the block cache keeps at most: rendered segments and their "
+	 "gzip pieces, all shards (0: keep nothing, render every scrape "
+	 "whole)"},
 	{"exporter", "busy_timeout_ms", CONF_INT, S(busy_timeout_ms), "5000", 0,
 	 600000, "SQLite busy timeout in milliseconds"},
 	{"exporter", "chunk_rows", CONF_INT, S(chunk_rows), "65536", 1,

@@ -31,11 +31,12 @@ struct exporter_settings {
 	long long max_inflight_bytes; /* bodies held at once */
 	char *tls_cert, *tls_key;     /* PEM files: serve HTTPS */
 	char *bearer_token_file;
-	double stale_after;	  /* seconds: host_up 0 past this */
-	double drop_after;	  /* seconds: a host's series leave */
-	long long max_body_bytes; /* ceiling of one /metrics body */
-	long long gzip_level;	  /* 1 fastest .. 9 smallest */
-	long long gzip_threads;	  /* 0: one per online CPU */
+	double stale_after;	   /* seconds: host_up 0 past this */
+	double drop_after;	   /* seconds: a host's series leave */
+	long long max_body_bytes;  /* ceiling of one /metrics body */
+	long long gzip_level;	   /* 1 fastest .. 9 smallest */
+	long long gzip_threads;	   /* 0: one per online CPU */
+	long long cache_max_bytes; /* block cache (bcache.h); 0: none */
 	long long busy_timeout_ms;
 	long long chunk_rows;	     /* counter rows per read transaction */
 	double test_period;	     /* seconds: window of test aggregates */

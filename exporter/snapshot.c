@@ -11,6 +11,7 @@
 #include "fabric_snap.h"
 #include "fabric_suspect.h"
 #include "health.h"
+#include "fnv.h"
 #include "shard.h"
 
 #include <errno.h>
@@ -22,11 +23,31 @@
 struct snap_read {
 	struct msnap *m;
 	const struct snap_opts *o;
+	unsigned char *skip; /* per host: its rows are not read */
+	size_t cap_skip;
+	size_t n_detail, n_read; /* hosts with detail; of them, to read */
+	struct buf ids;		 /* JSON array of ids for json_each() */
 };
+
+/*
+ * A host's fingerprint: its change marker and whether its detail is
+ * served; 0 without a marker (always read).
+ */
+static uint64_t host_fp(sqlite3_stmt *s, int64_t id, int detail)
+{
+	uint64_t v[3];
+
+	if (sqlite3_column_type(s, 4) == SQLITE_NULL)
+		return 0;
+	v[0] = (uint64_t)sqlite3_column_int64(s, 4);
+	v[1] = (uint64_t)id;
+	v[2] = (uint64_t)detail;
+	return fnv1a_bytes(FNV1A_BASIS, v, sizeof(v)) | 1;
+}
 
 static int host_row(void *ctx, sqlite3_stmt *s)
 {
-	const struct snap_read *rd = ctx;
+	struct snap_read *rd = ctx;
 	const char *name = dbread_text(s, 1);
 	struct msnap_host_in in = {
 		.id = sqlite3_column_int64(s, 0),
@@ -35,11 +56,20 @@ static int host_row(void *ctx, sqlite3_stmt *s)
 		.last_report = sqlite3_column_double(s, 2),
 	};
 	double age = rd->o->now - in.last_report;
+	size_t h = rd->m->n_hosts;
 
 	if (!name || shard_of(name, rd->o->shards) != rd->o->shard)
 		return 0;
 	in.up = age <= rd->o->stale_after;
 	in.detail = age <= rd->o->drop_after;
+	in.fp = host_fp(s, in.id, in.detail);
+	if (msnap_grow(&rd->skip, &rd->cap_skip, h, 1))
+		return -ENOMEM;
+	rd->skip[h] =
+		!in.detail || (in.fp && rd->o->held &&
+			       rd->o->held(rd->o->held_ctx, in.id, in.fp));
+	rd->n_detail += in.detail != 0;
+	rd->n_read += !rd->skip[h];
 	return msnap_add_host(rd->m, &in);
 }
 
@@ -71,7 +101,7 @@ static int device_row(void *ctx, sqlite3_stmt *s)
 			},
 	};
 
-	if (h < 0 || !rd->m->hosts[h].detail)
+	if (h < 0 || rd->skip[h])
 		return 0;
 	return msnap_add_device(rd->m, (size_t)h, &in);
 }
@@ -121,45 +151,107 @@ static int pkey_row(void *ctx, sqlite3_stmt *s)
 			      sqlite3_column_int64(s, 2));
 }
 
-/* Hosts, devices, ports, GIDs, P_Keys: one statement (read) each. */
+#define DEVICE_COLS                                                            \
+	"SELECT id, host_id, name, node_guid, sys_image_guid, fw_ver,"         \
+	" hca_type, board_id, node_desc, numa_node, netdevs,"                  \
+	" pcie_address, pcie_cur_speed_gts, pcie_max_speed_gts,"               \
+	" pcie_cur_width, pcie_max_width, aer_correctable,"                    \
+	" aer_nonfatal, aer_fatal FROM device "
+#define PORT_COLS                                                              \
+	"SELECT id, host_id, device_id, port, state, phys_state,"              \
+	" rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask,"                 \
+	" port_guid, netdev FROM port "
+#define GID_COLS "SELECT port_id, idx, gid, type, netdev FROM port_gid "
+#define PKEY_COLS "SELECT port_id, idx, pkey FROM port_pkey "
+#define BY_HOST "WHERE host_id IN (SELECT value FROM json_each(?1)) "
+#define BY_PORT "WHERE port_id IN (SELECT value FROM json_each(?1)) "
+
+static int read_hosts(sqlite3 *db, struct snap_read *rd, char *err,
+		      size_t errlen)
+{
+	static const char plain[] = "SELECT id, name, last_report, "
+				    "probe_version, NULL FROM host ORDER BY id";
+	static const char marked[] =
+		"SELECT h.id, h.name, h.last_report, h.probe_version, c.seq "
+		"FROM host h LEFT JOIN host_change c ON c.host_id = h.id "
+		"ORDER BY h.id";
+
+	return dbread_each(db,
+			   dbread_has_table(db, "host_change") ? marked : plain,
+			   "host", NULL, host_row, rd, err, errlen);
+}
+
+/* A JSON array of the ids of the hosts to read (@ports 0) or of the
+ * ports read (@ports 1), for json_each(). */
+static int id_list(struct snap_read *rd, int ports)
+{
+	const struct msnap *m = rd->m;
+	size_t n = ports ? m->n_ports : m->n_hosts;
+	int ret;
+
+	buf_reset(&rd->ids);
+	ret = buf_addc(&rd->ids, '[');
+	for (size_t i = 0, k = 0; !ret && i < n; i++) {
+		if (!ports && rd->skip[i])
+			continue;
+		ret = buf_printf(
+			&rd->ids, "%s%lld", k++ ? "," : "",
+			(long long)(ports ? m->ports[i].id : m->hosts[i].id));
+	}
+	return ret ? ret : buf_addc(&rd->ids, ']');
+}
+
+/*
+ * Devices, ports, GIDs, P_Keys: one statement (read) each; the whole
+ * tables when most hosts are read, else those of the hosts to read.
+ */
 static int read_objects(sqlite3 *db, struct snap_read *rd, char *err,
 			size_t errlen)
 {
 	static const struct {
-		const char *what, *sql;
+		const char *what, *all, *some;
 		dbread_row_fn fn;
+		int by_port;
 	} t[] = {
-		{"host",
-		 "SELECT id, name, last_report, probe_version FROM host ORDER "
-		 "BY id",
-		 host_row},
-		{"device",
-		 "SELECT id, host_id, name, node_guid, sys_image_guid, fw_ver,"
-		 " hca_type, board_id, node_desc, numa_node, netdevs,"
-		 " pcie_address, pcie_cur_speed_gts, pcie_max_speed_gts,"
-		 " pcie_cur_width, pcie_max_width, aer_correctable,"
-		 " aer_nonfatal, aer_fatal FROM device ORDER BY id",
-		 device_row},
-		{"port",
-		 "SELECT id, host_id, device_id, port, state, phys_state,"
-		 " rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask,"
-		 " port_guid, netdev FROM port ORDER BY id",
-		 port_row},
-		{"port_gid/port_pkey",
-		 "SELECT port_id, idx, gid, type, netdev FROM port_gid"
-		 " ORDER BY port_id, idx",
-		 gid_row},
-		{"port_gid/port_pkey",
-		 "SELECT port_id, idx, pkey FROM port_pkey ORDER BY port_id, "
-		 "idx",
-		 pkey_row},
+		{"device", DEVICE_COLS "ORDER BY id",
+		 DEVICE_COLS BY_HOST "ORDER BY id", device_row, 0},
+		{"port", PORT_COLS "ORDER BY id",
+		 PORT_COLS BY_HOST "ORDER BY id", port_row, 0},
+		{"port_gid/port_pkey", GID_COLS "ORDER BY port_id, idx",
+		 GID_COLS BY_PORT "ORDER BY port_id, idx", gid_row, 1},
+		{"port_gid/port_pkey", PKEY_COLS "ORDER BY port_id, idx",
+		 PKEY_COLS BY_PORT "ORDER BY port_id, idx", pkey_row, 1},
 	};
-	int ret = 0;
+	int some = rd->n_read * 2 < rd->n_detail, ret = 0;
 
-	for (size_t i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++)
-		ret = dbread_each(db, t[i].sql, t[i].what, NULL, t[i].fn, rd,
-				  err, errlen);
+	if (!rd->n_read)
+		return 0;
+	for (size_t i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++) {
+		struct dbread_arg ids = {0};
+
+		if (some && (ret = id_list(rd, t[i].by_port)))
+			break;
+		ids.text = rd->ids.data;
+		ret = dbread_each(db, some ? t[i].some : t[i].all, t[i].what,
+				  some ? &ids : NULL, t[i].fn, rd, err, errlen);
+	}
 	return ret;
+}
+
+static int change_seq_row(void *ctx, sqlite3_stmt *s)
+{
+	*(int64_t *)ctx = sqlite3_column_int64(s, 0);
+	return 0;
+}
+
+/* The collector's change_seq: it only grows, until a database is swapped. */
+static int read_change_seq(sqlite3 *db, int64_t *seq, char *err, size_t errlen)
+{
+	*seq = -1;
+	if (!dbread_has_table(db, "change_seq"))
+		return 0;
+	return dbread_each(db, "SELECT seq FROM change_seq", "change_seq", NULL,
+			   change_seq_row, seq, err, errlen);
 }
 
 /* Add the row at columns @col.. (source, name, value) for port @port. */
@@ -336,11 +428,17 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 	struct snap_read rd = {.o = o};
 	int ret = -ENOMEM;
 
+	buf_init(&rd.ids, 0);
 	if (!sn || msnap_new(&sn->m))
 		goto out;
 	rd.m = sn->m;
-	ret = read_objects(db, &rd, err, errlen);
+	ret = read_change_seq(db, &sn->change_seq, err, errlen);
 	if (!ret)
+		ret = read_hosts(db, &rd, err, errlen);
+	if (!ret)
+		ret = read_objects(db, &rd, err, errlen);
+	sn->hosts_read = rd.n_read;
+	if (!ret && sn->m->n_ports)
 		ret = read_series_best(db, sn->m, o->chunk_rows, err, errlen);
 	if (!ret)
 		ret = read_results(db, sn, o, err, errlen);
@@ -354,6 +452,8 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 		ret = health_read(db, o->shard, o->shards, &sn->health, err,
 				  errlen);
 out:
+	free(rd.skip);
+	buf_free(&rd.ids);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the database");
 	if (ret) {

@@ -12,6 +12,12 @@
  *
  * The hosts, devices and ports go into a common/msnap.h snapshot, whose
  * label lists and renderer the probe's own /metrics shares.
+ *
+ * With the collector's change markers (schema/008_exporter_changes.sql)
+ * each host gets a fingerprint of its host_change.seq; the rows of a
+ * host the block cache holds at that fingerprint are not read at all, and
+ * those of the others are read by host (json_each() lists) when they are
+ * few.
  */
 #ifndef IBPULSE_SNAPSHOT_H
 #define IBPULSE_SNAPSHOT_H
@@ -35,6 +41,13 @@ struct snap_opts {
 	size_t max_pairs;	/* per-pair test results served at most */
 	double results_max_ahead; /* results started later are not served */
 	const char *group_label;  /* probe label that names a group */
+	/*
+	 * The block cache (bcache.h): 1 when it holds the rendered devices,
+	 * ports and counters of host @id as made from @fp; such a host's rows
+	 * are not read. NULL: read every host.
+	 */
+	int (*held)(void *ctx, int64_t id, uint64_t fp);
+	void *held_ctx;
 };
 
 /*
@@ -43,7 +56,9 @@ struct snap_opts {
  * ports there too), and what only the exporter serves.
  */
 struct snapshot {
-	struct msnap *m;
+	struct msnap *m;    /* hosts[].fp: their change marker and detail */
+	int64_t change_seq; /* change_seq.seq; -1 without the table */
+	size_t hosts_read;  /* hosts whose rows were read */
 	struct results *results;    /* fabric tests (results.h) */
 	struct regress *regress;    /* baselines, regressions (regress.h) */
 	struct fabric_snap *fabric; /* fabric_snap.h */

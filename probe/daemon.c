@@ -24,6 +24,7 @@
 #include "log.h"
 #include "pmetrics.h"
 #include "secret.h"
+#include "sysfs.h"
 
 volatile sig_atomic_t daemon_stop;
 static volatile sig_atomic_t daemon_hup;
@@ -163,6 +164,11 @@ static void daemon_reload(struct daemon *d)
 
 	daemon_hup = 0;
 	ret = n ? d->reload(d->reload_arg, n, err, sizeof(err)) : -ENOMEM;
+	if (!ret && sysfs_root_check(n->sysfs_root)) {
+		snprintf(err, sizeof(err), "sysfs_root %s is not a directory",
+			 n->sysfs_root);
+		ret = -ENOENT;
+	}
 	if (ret) {
 		log_err("SIGHUP: configuration not reloaded, keeping the "
 			"running one: %s",

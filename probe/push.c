@@ -123,6 +123,11 @@ static int push_setopts(struct push *p, const struct push_opts *o)
 	rc |= curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, push_write_cb);
 	rc |= curl_easy_setopt(c, CURLOPT_WRITEDATA, p);
 	rc |= curl_easy_setopt(c, CURLOPT_USERAGENT, "ibpulse-probe");
+	if (o->ca_file && access(o->ca_file, R_OK)) {
+		/* else every push fails later with curl's vaguer words */
+		log_err("ca_file %s: %s", o->ca_file, strerror(errno));
+		return -ENOENT;
+	}
 	if (o->ca_file)
 		rc |= curl_easy_setopt(c, CURLOPT_CAINFO, o->ca_file);
 	if (rc != CURLE_OK) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -324,6 +325,23 @@ int sysfs_read_device(const struct sysfs_opts *o, const char *name,
 	return ret;
 }
 
+int sysfs_root_check(const char *root)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (stat(root, &st))
+		ret = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		ret = -ENOTDIR;
+	if (ret)
+		log_once(root, SYSFS_LOG_INTERVAL, LOG_LVL_ERR,
+			 "sysfs_root %s: %s (set [probe] sysfs_root or "
+			 "--sysfs-root to the sysfs mount, /sys)",
+			 root, strerror(-ret));
+	return ret;
+}
+
 int sysfs_scan(const struct sysfs_opts *o, struct report *r)
 {
 	char path[PATH_MAX];
@@ -331,6 +349,9 @@ int sysfs_scan(const struct sysfs_opts *o, struct report *r)
 	size_t n;
 	int ret;
 
+	ret = sysfs_root_check(o->root);
+	if (ret)
+		return ret;
 	sysfs_path(path, sizeof(path), "%s/class/infiniband", o->root);
 	ret = sysfs_list(path, 0, &names, &n);
 	if (ret == -ENOMEM)

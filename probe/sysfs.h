@@ -43,9 +43,19 @@ struct sysfs_opts {
  * sysfs_scan() - read every device under @o->root/class/infiniband into
  * @r->devices (sorted by name; the caller sets host, timestamp...).
  * A missing class/infiniband directory means no devices (0, with an info
- * log). Returns 0 or -ENOMEM; @r keeps what it holds for report_free().
+ * log); a root that is not a directory is an error (sysfs_root_check()).
+ * Returns 0, -ENOMEM or sysfs_root_check()'s error; @r keeps what it
+ * holds for report_free().
  */
 int sysfs_scan(const struct sysfs_opts *o, struct report *r);
+
+/*
+ * sysfs_root_check() - 0 when @root is a directory; else logs (once a
+ * while) that sysfs_root names nothing and returns -ENOENT, -ENOTDIR or
+ * the like. A root without class/infiniband is fine (no RDMA devices); a
+ * root that does not exist is a typo, and sysfs_scan() refuses it.
+ */
+int sysfs_root_check(const char *root);
 
 /*
  * sysfs_read_device() - read one device, @name, into @d (zeroed by the

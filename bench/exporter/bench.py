@@ -5,15 +5,20 @@
 Generates a database of HOSTS x 8 ports x 62 counters (496,000 counter
 series at 1,000 hosts), starts ibpulse-exporter on it and times /metrics
 over loopback with curl (text; OpenMetrics + gzip as Prometheus asks; one
-shard of 4), and the exporter's CPU time per scrape from /proc. In the same
+shard of 4), and the exporter's CPU time per scrape from /proc. Each timed
+scrape follows a change of the database as the collector makes it (every
+host reports, a tenth moved all their counters: Fabric.change()), so none
+takes a body another scrape made. In the same
 run, node_exporter's InfiniBand collector on a generated sysfs tree, per
 series, as the scrape cost users know today. Prints a Markdown table.
 
 usage: bench.py EXPORTER SCHEMA_DIR NODE_EXPORTER [HOSTS [RUNS]]
 """
 import os
+import random
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -25,6 +30,59 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "exporter"))
 import harness as H  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+SCRAPE_INTERVAL = 15  # seconds of fabric activity between two scrapes
+RESULTS_PER_HOUR_PER_HOST = 4
+SHARE = 0.1  # of the hosts whose counters moved between two scrapes
+
+
+class Fabric:
+    """The database, changed as the collector changes it."""
+
+    def __init__(self, path, results=True):
+        self.results = results
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=60)
+        self.rnd = random.Random(3)
+        self.hosts = [r[0] for r in self.db.execute("SELECT id FROM host")]
+        self.ports = self.db.execute(
+            "SELECT h.name, d.name, p.port FROM port p JOIN device d ON d.id = p.device_id"
+            " JOIN host h ON h.id = p.host_id").fetchall()
+        self.n = self.db.execute("SELECT max(id) FROM result").fetchone()[0] or 0
+        self.last_results = time.time()
+
+    def change(self, share):
+        """One scrape interval: every host reports, share of them with every
+        counter moved; the results of the interval arrive."""
+        now = time.time()
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE host SET last_report = ?", (now,))
+        for h in self.rnd.sample(self.hosts, int(len(self.hosts) * share)):
+            step = self.rnd.randrange(1, 1 << 24)
+            db.execute("UPDATE series SET value = value + ?, changed = ? WHERE port_id IN"
+                       " (SELECT id FROM port WHERE host_id = ?)", (step, now, h))
+            db.execute("INSERT INTO sample (series_id, ts, value) SELECT id, changed, value"
+                       " FROM series WHERE port_id IN (SELECT id FROM port WHERE host_id = ?)",
+                       (h,))
+            seq = db.execute("UPDATE change_seq SET seq = seq + 1 RETURNING seq").fetchone()[0]
+            db.execute("INSERT INTO host_change (host_id, seq) VALUES (?, ?) ON CONFLICT"
+                       " (host_id) DO UPDATE SET seq = excluded.seq", (h, seq))
+        n = int(len(self.hosts) * RESULTS_PER_HOUR_PER_HOST * SCRAPE_INTERVAL / 3600.0)
+        n = n if self.results else 0
+        for _ in range(n):
+            (h, d, p), peer = self.rnd.choice(self.ports), self.rnd.choice(self.ports)
+            self.n += 1
+            bw = self.rnd.gauss(4.7e10, 1e9)
+            db.execute("INSERT INTO result (result_id, host, profile, test, started,"
+                       " duration_seconds, local_device, local_port, peer_host, peer_device,"
+                       " peer_port, outcome, busy, bw_avg_bytes_per_second,"
+                       " bw_peak_bytes_per_second, bw_min_bytes_per_second,"
+                       " msg_rate_per_second, received) VALUES (?, ?, 'bw', 'write_bw', ?, 2,"
+                       " ?, ?, ?, ?, ?, 'ok', 0, ?, ?, ?, ?, ?)",
+                       ("c-%d" % self.n, h, now - self.rnd.uniform(2, SCRAPE_INTERVAL), d, p,
+                        peer[0], peer[1], peer[2], bw, bw * 1.02, bw * 0.9, bw / 65536, now))
+        db.execute("COMMIT")
+
+
 
 
 def cpu_seconds(pid):
@@ -44,11 +102,16 @@ def curl(url, headers):
     return float(out[0]), int(out[1])
 
 
-def measure(pid, url, headers, runs):
-    """(median wall s, median CPU s, body bytes) over runs scrapes after a warm-up."""
+def measure(pid, url, headers, runs, fab=None):
+    """(median wall s, median CPU s, body bytes) over runs scrapes after a
+    warm-up, each after a change of the database (fab.change(SHARE)) and
+    more than the second a finished body is shared."""
     curl(url, headers)
     walls, cpus, size = [], [], 0
     for _ in range(runs):
+        if fab:
+            fab.change(SHARE)
+            time.sleep(1.1)
         c0 = cpu_seconds(pid)
         wall, size = curl(url, headers)
         walls.append(wall)
@@ -93,7 +156,7 @@ def bench_ibpulse(procs, exporter, schema_dir, tmp, hosts, runs, rows):
              ["Accept: " + H.PROMETHEUS_ACCEPT, "Accept-Encoding: gzip"], series),
             ("ibpulse-exporter, shard 0 of 4, gzip", base + "?shard=0&shards=4",
              ["Accept-Encoding: gzip"], shard_series)]:
-        wall, cpu, size = measure(p.pid, url, hdrs, runs)
+        wall, cpu, size = measure(p.pid, url, hdrs, runs, Fabric(db, results=False))
         rows.append(row(what, s, size, wall, cpu))
     procs.stop(p)
     return n

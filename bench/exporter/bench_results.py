@@ -1,20 +1,44 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Exporter benchmark: what fabric test results add to a scrape.
+"""Exporter benchmark: what a scrape of a 10,000-host fabric costs.
 
-Two databases of HOSTS hosts x 2 ports x 62 counters (gen_db.py); the
-second also has every host registered as a probe and HISTORY+1 hours of
-test results, two per port and hour (gen_results.py). Times /metrics
-(text, and OpenMetrics + gzip as Prometheus asks) on each with curl over
-loopback, the exporter's CPU time per scrape, and the first scrape after
-start-up (which counts the whole result table for
-ibpulse_test_results_total). Prints a Markdown table.
+A database of HOSTS hosts x 2 ports x 62 counters (gen_db.py), every host
+registered as a probe with HISTORY+1 hours of test results, two per port
+and hour (gen_results.py): about 2.2 million samples at 10,000 hosts.
 
-usage: bench_results.py EXPORTER SCHEMA_DIR [HOSTS [RUNS [HISTORY]]]
+Every timed scrape follows a change of the database made as the collector
+makes it (change()): in one transaction, a report from every host (its
+last_report), of which a SHARE moved every one of their 124 counters
+(series rows updated, history rows added, the host's change marker of
+schema 008 set), and the test results that arrive in SCRAPE_INTERVAL at
+the fabric's rate (40,000 an hour at 10,000 hosts). So no timed scrape
+can take a body another scrape made; the one row that does says so. The
+same run times:
+
+  - the exporter with its block cache (the default), scrapes after a
+    change of SHARE of the hosts, for each SHARE given;
+  - the same exporter with cache_max_bytes = 0: every scrape renders and
+    gzips the whole body (the full rebuild);
+  - the first scrape after start-up (empty cache; it also counts the whole
+    result table for ibpulse_test_results_total);
+  - a scrape of a database state another scrape has just rendered: the
+    shared body (single flight);
+  - node_exporter's InfiniBand collector on a generated sysfs tree, per
+    series, projected to the same number of samples: the anchor.
+
+Wall time is curl's over loopback (request to last byte); CPU is the
+exporter's (all threads, from /proc), which other load inflates less than
+the wall time; the cache's memory is ibpulse_exporter_cache_bytes and the
+process's peak RSS (VmHWM). Medians of RUNS scrapes. Prints Markdown.
+
+usage: bench_results.py EXPORTER SCHEMA_DIR [HOSTS [RUNS [HISTORY [SHARES]]]]
+  SHARES: comma-separated percentages of hosts changed before each scrape
+  (default 10,1,50)
 """
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,35 +47,126 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "exporter"))
 import harness as H  # noqa: E402
-from bench import cpu_seconds, curl, human, measure  # noqa: E402
+from bench import Fabric, cpu_seconds, curl, human  # noqa: E402
+
+from bench import RESULTS_PER_HOUR_PER_HOST, SCRAPE_INTERVAL  # noqa: E402
+
+GZ = ["Accept: " + H.PROMETHEUS_ACCEPT, "Accept-Encoding: gzip"]
 
 
-def start(procs, exporter, db, tmp, name):
+def status(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def start(procs, exporter, db, tmp, name, cache=True):
     pf = os.path.join(tmp, name + ".port")
-    p = procs.start(name, [exporter, "--db", db, "--listen", "127.0.0.1", "--port", "0",
-                           "--port-file", pf, "--log-level", "warn"])
-    return p, "http://127.0.0.1:%d" % H.read_port_file(pf, p, procs)
+    argv = [exporter, "--db", db, "--listen", "127.0.0.1", "--port", "0",
+            "--port-file", pf, "--log-level", "warn"]
+    if not cache:
+        ini = os.path.join(tmp, name + ".ini")
+        with open(ini, "w") as f:
+            f.write("[exporter]\ncache_max_bytes = 0\n")
+        argv[1:1] = ["--config", ini]
+    p = procs.start(name, argv)
+    return p, "http://127.0.0.1:%d/metrics" % H.read_port_file(pf, p, procs)
 
 
-def scrape_rows(procs, exporter, db, tmp, name, runs, rows):
-    p, base = start(procs, exporter, db, tmp, name)
+def timed(p, url, hdrs):
     c0 = cpu_seconds(p.pid)
-    first, _ = curl(base + "/metrics", [])
-    first_cpu = cpu_seconds(p.pid) - c0
-    text = H.metrics(base)[2]
-    series = int(re.search(r"^ibpulse_exporter_series (\d+)$", text, re.M).group(1))
-    tests = sum(1 for line in text.splitlines() if line.startswith("ibpulse_test_"))
-    out = {"series": series, "tests": tests}
-    rows.append("| %s: first scrape after start | %s | | %.3f | %.3f |"
-                % (name, format(series, ","), first, first_cpu))
-    for what, hdrs in [("text", []), ("OpenMetrics + gzip",
-                                      ["Accept: " + H.PROMETHEUS_ACCEPT, "Accept-Encoding: gzip"])]:
-        wall, cpu, size = measure(p.pid, base + "/metrics", hdrs, runs)
-        rows.append("| %s: %s | %s | %s | %.3f | %.3f |"
-                    % (name, what, format(series, ","), human(size), wall, cpu))
-        out[what] = (wall, cpu)
+    wall, size = curl(url, hdrs)
+    return wall, cpu_seconds(p.pid) - c0, size
+
+
+def row(what, samples, size, wall, cpu):
+    return "| %s | %s | %s | %.3f | %.3f |" % (what, format(samples, ","), human(size),
+                                             wall, cpu)
+
+
+def samples_of(url):
+    text = H.metrics(url[:-len("/metrics")])[2]
+    return int(re.search(r"^ibpulse_exporter_series (\d+)$", text, re.M).group(1)), text
+
+
+def bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out):
+    p, url = start(procs, exporter, path, tmp, "cached")
+    fab.change(0.1)
+    wall, cpu, size = timed(p, url, GZ)
+    samples, _ = samples_of(url)
+    out["samples"] = samples
+    rows.append(row("first scrape after start-up (empty cache, result table counted),"
+                    " OpenMetrics + gzip", samples, size, wall, cpu))
+    for share in shares:
+        for what, hdrs in (("OpenMetrics + gzip", GZ), ("text", [])):
+            v = []
+            for _ in range(runs):
+                fab.change(share / 100.0)
+                time.sleep(1.1)  # past the 1 s a finished body is shared
+                v.append(timed(p, url, hdrs))
+            wall = statistics.median(x[0] for x in v)
+            cpu = statistics.median(x[1] for x in v)
+            rows.append(row("block cache, after a change of %g%% of the hosts, %s"
+                            % (share, what), samples, v[-1][2], wall, cpu))
+            out[(share, what)] = (wall, cpu)
+    # the same database state a moment later: the shared body
+    fab.change(0.1)
+    time.sleep(1.1)
+    timed(p, url, GZ)
+    wall, cpu, size = timed(p, url, GZ)
+    rows.append(row("shared body: the same state again within 1 s (no render),"
+                    " OpenMetrics + gzip", samples, size, wall, cpu))
+    _, text = samples_of(url)
+    m = re.search(r"^ibpulse_exporter_cache_bytes (\d+)$", text, re.M)
+    out["cache_bytes"] = int(m.group(1)) if m else 0
+    out["rss"] = status(p.pid, "VmHWM")
     procs.stop(p)
-    return out
+
+
+def bench_full(procs, exporter, path, tmp, fab, runs, rows, out):
+    p, url = start(procs, exporter, path, tmp, "full", cache=False)
+    curl(url, [])  # the result table counted once
+    for what, hdrs in (("OpenMetrics + gzip", GZ), ("text", [])):
+        v = []
+        for _ in range(runs):
+            fab.change(0.1)
+            time.sleep(1.1)
+            v.append(timed(p, url, hdrs))
+        wall = statistics.median(x[0] for x in v)
+        cpu = statistics.median(x[1] for x in v)
+        rows.append(row("full rebuild (cache_max_bytes = 0), after a change, %s" % what,
+                        out["samples"], v[-1][2], wall, cpu))
+        out[("full", what)] = (wall, cpu)
+    out["rss_full"] = status(p.pid, "VmHWM")
+    procs.stop(p)
+
+
+def bench_node_exporter(procs, node_exporter, tmp, runs, rows, samples):
+    root = os.path.join(tmp, "sys")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_sysfs.py"), root, "64", "2"],
+                   check=True)
+    port = H.free_port()
+    p = procs.start("node_exporter", [
+        node_exporter, "--path.sysfs=" + root, "--collector.disable-defaults",
+        "--collector.infiniband", "--web.listen-address=127.0.0.1:%d" % port])
+    base = "http://127.0.0.1:%d" % port
+
+    def ready():
+        procs.check_alive(p)
+        return H.http(base + "/metrics", timeout=10)[0] == 200
+    H.wait_for("node_exporter", ready, timeout=60)
+    text = H.metrics(base)[2]
+    series = sum(1 for line in text.splitlines() if line.startswith("node_infiniband_"))
+    v = [timed(p, base + "/metrics", ["Accept-Encoding: gzip"]) for _ in range(runs)]
+    wall = statistics.median(x[0] for x in v)
+    cpu = statistics.median(x[1] for x in v)
+    rows.append(row("node_exporter 1.5 infiniband collector, gzip (anchor)", series,
+                    v[0][2], wall, cpu))
+    rows.append("| node_exporter at that cost per series, projected | %s | | %.1f | %.1f |"
+                % (format(samples, ","), wall / series * samples, cpu / series * samples))
+    procs.stop(p)
 
 
 def main():
@@ -59,34 +174,41 @@ def main():
     hosts = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     history = int(sys.argv[5]) if len(sys.argv) > 5 else 24
+    shares = [float(x) for x in (sys.argv[6] if len(sys.argv) > 6 else "10,1,50").split(",")]
+    node_exporter = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     tmp = tempfile.mkdtemp(prefix="ibpulse-bench-results-")
     procs = H.Procs(tmp)
     load = os.getloadavg()
-    rows = []
+    rows, out = [], {}
     ok = False
     try:
-        plain = os.path.join(tmp, "counters.db")
+        path = os.path.join(tmp, "fabric.db")
         t = time.monotonic()
-        subprocess.run([sys.executable, os.path.join(HERE, "gen_db.py"), plain, schema_dir,
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_db.py"), path, schema_dir,
                         str(hosts), "2"], stdout=subprocess.PIPE, check=True)
-        withres = os.path.join(tmp, "results.db")
-        shutil.copy(plain, withres)
-        n = int(subprocess.run([sys.executable, os.path.join(HERE, "gen_results.py"), withres,
+        n = int(subprocess.run([sys.executable, os.path.join(HERE, "gen_results.py"), path,
                                 str(history)], stdout=subprocess.PIPE, check=True).stdout)
         sys.stderr.write("generated in %.1f s\n" % (time.monotonic() - t))
+        fab = Fabric(path)
         rows += ["# %s %d cores, load %.2f %.2f %.2f, %d hosts x 2 ports x 62 counters;"
-                 " %s results (%d in the last hour)"
+                 " %s results; before each timed scrape the database changes as the"
+                 " collector changes it: every host reports, the share given moved all"
+                 " its counters, %d new results"
                  % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), os.cpu_count(),
-                    load[0], load[1], load[2], hosts, format(n, ","), hosts * 4), "",
-                 "| database: what | samples served | body | wall s (median of %d) |"
+                    load[0], load[1], load[2], hosts, format(n, ","),
+                    int(hosts * RESULTS_PER_HOUR_PER_HOST * SCRAPE_INTERVAL / 3600.0)), "",
+                 "| scrape | samples served | body | wall s (median of %d) |"
                  " exporter CPU s |" % runs, "|---|---:|---:|---:|---:|"]
-        a = scrape_rows(procs, exporter, plain, tmp, "counters only", runs, rows)
-        b = scrape_rows(procs, exporter, withres, tmp, "with results", runs, rows)
-        for what in ("text", "OpenMetrics + gzip"):
-            rows.append("| extra for results, %s | +%s | | +%.3f | +%.3f |"
-                        % (what, format(b["series"] - a["series"], ","),
-                           b[what][0] - a[what][0], b[what][1] - a[what][1]))
-        rows.append("\n%s ibpulse_test_* samples in the body with results" % format(b["tests"], ","))
+        bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out)
+        bench_full(procs, exporter, path, tmp, fab, runs, rows, out)
+        if node_exporter:
+            bench_node_exporter(procs, node_exporter, tmp, runs, rows, out["samples"])
+        else:
+            rows.append("| node_exporter not found | | | | |")
+        rows.append("")
+        rows.append("block cache: %.0f MB (ibpulse_exporter_cache_bytes); peak RSS %.0f MB"
+                    " with the cache, %.0f MB without"
+                    % (out["cache_bytes"] / 1e6, out["rss"] / 1e6, out["rss_full"] / 1e6))
         ok = True
     finally:
         if not ok:

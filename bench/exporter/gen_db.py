@@ -4,7 +4,8 @@
 
 HOSTS hosts x PORTS ports (PORTS/2 two-port mlx5 devices) x 62 counters
 (the 21 of counters/ and 41 of hw_counters/ an mlx5 port has), built from
-schema/*.sql with tests/exporter/ibpdb.py, every host fresh.
+schema/*.sql with tests/exporter/ibpdb.py, every host fresh, with the
+change markers the collector sets (schema 008).
 
 usage: gen_db.py DB SCHEMA_DIR [HOSTS [PORTS]]
 """
@@ -46,6 +47,11 @@ def main():
             rows = []
     db.executemany("INSERT INTO series (port_id, source, name, value, changed)"
                    " VALUES (?, ?, ?, ?, ?)", rows)
+    # each host's change marker, as the collector's first report sets it
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'host_change'").fetchone()[0]:
+        db.execute("UPDATE change_seq SET seq = seq + 1")
+        db.execute("INSERT INTO host_change (host_id, seq) SELECT id, (SELECT seq FROM"
+                   " change_seq) FROM host")
     db.execute("COMMIT")
     n = db.execute("SELECT count(*) FROM series").fetchone()[0]
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -266,7 +266,7 @@ def check(a, summary):
     for e in s["late"]:
         bad.append("late: %s (%s) named %.2f periods after its first test "
                    "(at most %g)" % (e["element"], e["group"], e["periods"],
-                                     a.late_periods))
+                                     a.late_periods + (e["kind"] == "flap")))
     for d in s["false"]:
         bad.append("healthy element named: " + d)
     for b in summary.get("behind", []):

@@ -188,6 +188,13 @@ class Tracker:
 
     # ---- the score -----------------------------------------------------
 
+    @staticmethod
+    def late_extra(f):
+        """Periods more a fault kind may take: a port that flaps (every
+        other result bad) shows half the evidence a steady fault does per
+        test, so it gets one period more than the goal's 2."""
+        return 1.0 if f.kind == "flap" else 0.0
+
     def _fault_score(self, f, late):
         P = self.period
         named = [s for s in self.suspects.values() if s.fault is f
@@ -210,7 +217,7 @@ class Tracker:
                 e["periods_from_first_bad"] = round((det - fb) / P, 2)
             if f.first_test is not None:
                 e["periods"] = round(max(0.0, det - f.first_test) / P, 2)
-                e["late"] = e["periods"] > late
+                e["late"] = e["periods"] > late + self.late_extra(f)
         elif f.first_test is None:
             e["reason"] = "never tested while faulty"
         elif named:

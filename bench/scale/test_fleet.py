@@ -209,6 +209,22 @@ class ScoreTest(unittest.TestCase):
         self.assertEqual(s["open_at_end"], 2)  # pcie, and port90 named late
         self.assertEqual(s["series"][2][1:4], [3, 2, 2])
 
+    def test_flap_has_a_period_more(self):
+        t = self.t
+        self.port.kind = "flap"
+        # named 2.5 periods (25 s) after its first test: late for a steady
+        # fault, in time for a flapping one
+        t.observe(1030, answer([sus("port", "h00001", 1, 1028.0)]))
+        t.finish(1200)
+        by = {e["group"]: e for e in t.score(990.0, 1200.0,
+                                             late=2.0)["faults"]}
+        self.assertEqual(by["port50#1"]["periods"], 2.5)
+        self.assertFalse(by["port50#1"]["late"])
+        self.port.kind = "port"
+        by = {e["group"]: e for e in t.score(990.0, 1200.0,
+                                             late=2.0)["faults"]}
+        self.assertTrue(by["port50#1"]["late"])
+
     def test_late_missed_and_check(self):
         t = self.t
         t.observe(1040, answer([sus("port", "h00001", 1, 1030.0)]))

@@ -84,6 +84,38 @@ class HostileTest(unittest.TestCase):
         self.assertEqual(self.report(2)[0], 200)
         self.assertEqual(self.c.stop(), 0)
 
+    def test_flood_spares_keepalive_clients(self):
+        """Issue 22: a flood that reconnects whatever the server closes
+        (330 connections from 30 addresses, 30 of them slowloris, against
+        max_connections = 128) evicted the served keep-alive client first:
+        its connection, idle for half a second between reports, was older
+        than the flood's new ones (51% success at full size). Now the
+        flood's never-served connections go first."""
+        self.c = TC.Collector(self.tmp, "max_connections = 128")
+        self.c.start()
+        body = json.dumps(TC.make_report("node1", 7)).encode()
+        req = (b"POST /api/v1/report HTTP/1.1\r\nHost: t\r\n"
+               b"Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n" % (TC.token("node1").encode(), len(body))
+               + body)
+        flood = H.Flood(self.c.port, idle=300, slow=30, addrs=30, rate=500)
+        try:
+            H.wait_for("the flood to fill the server and churn",
+                       lambda: flood.closed >= 300, timeout=30)
+            ka = H.KeepAlive(self.c.port, req)
+            ok, total = ka.run(15)
+            churn = flood.closed
+        finally:
+            flood.stop()
+        self.assertGreaterEqual(total, 25)
+        self.assertGreater(churn, 3000, "the flood did not churn")
+        self.assertGreaterEqual(ok, 0.99 * total,
+                                "keep-alive reports: %d of %d answered 200 during "
+                                "the flood (%d connections closed): %s"
+                                % (ok, total, churn, ka.failures[:5]))
+        self.assertEqual(self.report(2)[0], 200)
+        self.assertEqual(self.c.stop(), 0)
+
     def test_request_gate(self):
         self.c.start()
         body = json.dumps(TC.make_report("node1", 3)).encode()
@@ -93,6 +125,30 @@ class HostileTest(unittest.TestCase):
                                b"Host: t\r\n\r\n")
         self.assertEqual(H.statuses(got), [400])
         self.assertIn(b'{"error":', got)
+
+    def test_framing_errors_are_json(self):
+        """Issue 22: what libmicrohttpd answered itself (HTML; for a
+        Content-Length of -1, abc or +571 its status line twice) or let
+        through (a bare CR, two Authorization headers) gets one JSON
+        answer with its reason, and the connection closed; so does each,
+        after a good request on the same keep-alive connection."""
+        self.c.start()
+        body = json.dumps(TC.make_report("node1", 3)).encode()
+        auth = b"Authorization: Bearer %s\r\n" % TC.token("node1").encode()
+        H.check_framing(self.c.port, b"POST", b"/api/v1/report", True,
+                        headers=auth, body=body)
+        good = (b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        for name, data, want in H.framing_cases(b"POST", b"/api/v1/report",
+                                                auth, body):
+            got, closed, _ = H.raw(self.c.port, good + data)
+            answers = H.responses(got)
+            self.assertEqual([a[0] for a in answers], [200, want],
+                             (name, got[:600]))
+            self.assertIn("error", json.loads(answers[1][2]), name)
+            self.assertTrue(closed, name)
+        # nothing of it was stored, and the server still serves
+        self.assertEqual(self.c.count("SELECT count(*) FROM host"), 0)
+        self.assertEqual(self.report(1)[0], 200)
 
     def test_dual_stack_and_bind_failure(self):
         self.c = TC.Collector(self.tmp, "")

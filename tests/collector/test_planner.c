@@ -444,6 +444,77 @@ static void test_inactive_and_budget(void **state)
 	fabric_free(f);
 }
 
+/* Every port is tested in each of its profiles every period (one
+ * matching per profile), as the budget allows. */
+static void test_every_profile(void **state)
+{
+	struct fabric *f = fabric_new(101, 10, 1, 0);
+	struct planner_opts o = opts_default();
+	struct planner_plan *p;
+	char *bw = calloc(101, 1), *lat = calloc(101, 1);
+
+	(void)state;
+	o.full_mesh_below = 0;
+	p = run(f, &o, 42);
+	for (size_t i = 0; i < p->n_tests; i++) {
+		const struct planner_test *t = &p->tests[i];
+		char *seen = !strcmp(t->profile, "bw") ? bw : lat;
+
+		seen[t->a] = seen[t->b] = 1;
+	}
+	for (size_t i = 0; i < 101; i++)
+		assert_true(bw[i] && lat[i]);
+	planner_plan_free(p);
+	/* a budget of one round: one matching, each port in a test */
+	o.duty_cycle = 1.0 / 120;
+	p = run(f, &o, 42);
+	assert_true(p->n_tests >= 50 && p->n_tests <= 101);
+	planner_plan_free(p);
+	free(bw);
+	free(lat);
+	fabric_free(f);
+}
+
+/*
+ * Too many group pairs for one period's budget: the ones left out differ
+ * from period to period, so a few periods cover them all.
+ */
+static void test_group_pairs_rotate(void **state)
+{
+	struct fabric *f = fabric_new(200, 2, 1, 0); /* 100 groups */
+	struct planner_opts o = opts_default();
+	size_t ng = 100, covered = 0, first = 0;
+	char *seen = calloc(ng * ng, 1);
+
+	(void)state;
+	o.full_mesh_below = 0;
+	o.period = 300;
+	o.slot_seconds = 5;
+	/* 3 rounds a port, 2 for the matchings: 100 tests a period for
+	 * 4,950 pairs, 50 periods for all (60 with margin) */
+	o.duty_cycle = 0.05;
+	for (uint64_t period = 1; period <= 60; period++) {
+		struct planner_plan *p = run(f, &o, period);
+
+		for (size_t i = 0; i < p->n_tests; i++) {
+			size_t g = p->tests[i].a / 2, h = p->tests[i].b / 2;
+
+			if (g != h && !seen[g * ng + h]) {
+				seen[g * ng + h] = seen[h * ng + g] = 1;
+				covered++;
+			}
+		}
+		if (period == 1)
+			first = covered;
+		assert_true(p->unplaced > 0);
+		planner_plan_free(p);
+	}
+	assert_true(first < ng * (ng - 1) / 2 / 10);
+	assert_true(covered >= ng * (ng - 1) / 2 * 99 / 100);
+	free(seen);
+	fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +526,8 @@ int main(void)
 		cmocka_unit_test(test_rails),
 		cmocka_unit_test(test_deterministic_and_rotating),
 		cmocka_unit_test(test_inactive_and_budget),
+		cmocka_unit_test(test_every_profile),
+		cmocka_unit_test(test_group_pairs_rotate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -399,6 +399,48 @@ static void test_history_change_only(void **state)
 	store_close(st);
 }
 
+/* The exporter's change markers (schema 008): a fresh seq per change. */
+static void test_change_markers(void **state)
+{
+	struct fixture *f = *state;
+	struct store_stats stats;
+	struct store *st;
+	struct mini m, m2;
+	long long s1, s2;
+
+	mini_init(&m, "node1");
+	mini_init(&m2, "node2");
+	assert_int_equal(store_open(&f->opts, &st), 0);
+	put(st, &m, 1000, &stats);
+	s1 = q(f, "SELECT seq FROM host_change");
+	assert_true(s1 > 1);
+	/* Only the last report time moved: the marker stays. */
+	put(st, &m, 1010, &stats);
+	assert_int_equal(stats.rows_written + stats.series_written, 0);
+	assert_int_equal(q(f, "SELECT seq FROM host_change"), s1);
+	/* A counter moved: a larger seq. */
+	m.ib[1].value = 2500;
+	put(st, &m, 1020, &stats);
+	s2 = q(f, "SELECT seq FROM host_change");
+	assert_true(s2 > s1);
+	/* A port attribute (a GID) changed: larger again. */
+	m.gid.type = (char *)"RoCE v1";
+	put(st, &m, 1030, &stats);
+	assert_int_equal(stats.rows_written, 1);
+	assert_true(q(f, "SELECT seq FROM host_change") > s2);
+	s2 = q(f, "SELECT seq FROM host_change");
+	/* Retired and back: its row went with it, and no seq comes twice. */
+	assert_int_equal(store_begin(st), 0);
+	assert_int_equal(store_retire(st, "node1"), 0);
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(q(f, "SELECT count(*) FROM host_change"), 0);
+	put(st, &m2, 1040, &stats);
+	put(st, &m, 1050, &stats);
+	assert_int_equal(q(f, "SELECT count(*) FROM host_change"), 2);
+	assert_true(q(f, "SELECT min(seq) FROM host_change") > s2);
+	store_close(st);
+}
+
 static void test_rollback_drops_cache(void **state)
 {
 	struct fixture *f = *state;
@@ -610,6 +652,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate_version, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_history_change_only, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_change_markers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_drops_cache,
 						setup, teardown),

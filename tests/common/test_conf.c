@@ -152,6 +152,123 @@ static void test_load_error_names_file_line(void **state)
 	conf_free(opts, &s);
 }
 
+/* conf_load() on @text: its return, with the message in @err. */
+static int load_text(const char *text, conf_extra_fn extra, char *err,
+		     size_t errlen, char **path)
+{
+	struct settings s = {0};
+	int ret;
+
+	*path = write_tmp(text);
+	conf_defaults(opts, &s);
+	ret = conf_load(opts, &s, *path, extra, err, errlen);
+	conf_free(opts, &s);
+	unlink(*path);
+	return ret;
+}
+
+/*
+ * Issue 22: the first bad line is the one named, with its key, value and
+ * range, whatever follows it (inih reads on after an error; the handler
+ * kept the last line's result: "FILE:2: syntax error", or line 2 with
+ * line 4's message).
+ */
+static void test_first_bad_line_is_named(void **state)
+{
+	char err[512], want[600], *p;
+
+	assert_int_equal(load_text("[svc]\nbogus_key = 1\nport = 0\n", NULL,
+				   err, sizeof(err), &p),
+			 -ENOENT);
+	snprintf(want, sizeof(want),
+		 "%s:2: unknown key 'svc.bogus_key' (= "
+		 "'1')",
+		 p);
+	assert_non_null(strstr(err, want));
+	free(p);
+	assert_int_equal(load_text("[svc]\nport = 70000\n\nbytes = 0\n", NULL,
+				   err, sizeof(err), &p),
+			 -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:2: port: '70000' is not an integer in [0, 65535]", p);
+	assert_string_equal(err, want);
+	free(p);
+	/* a syntax error before a bad value: the syntax error's line */
+	assert_int_equal(load_text("[svc]\nname = a\nport\nbytes = 0\n", NULL,
+				   err, sizeof(err), &p),
+			 -EINVAL);
+	assert_non_null(strstr(err, ":3: syntax error"));
+	free(p);
+	/* a bad value before a syntax error: the value's line */
+	assert_int_equal(load_text("[svc]\ntls = maybe\nport\n", NULL, err,
+				   sizeof(err), &p),
+			 -EINVAL);
+	assert_non_null(strstr(err, ":2: tls: 'maybe' is not a boolean"));
+	free(p);
+	/* the extra sections' errors too */
+	assert_int_equal(load_text("[svc]\n[other]\nk = v\n[svc]\nport = x\n",
+				   extra_handler, err, sizeof(err), &p),
+			 -EINVAL);
+	assert_non_null(strstr(err, ":3: unknown section [other]"));
+	free(p);
+}
+
+/* Issue 22: a key set twice in one section names both lines. */
+static void test_duplicate_key(void **state)
+{
+	char err[512], *p;
+
+	assert_int_equal(load_text("[svc]\nport = 2\n# note\nport = 3\n", NULL,
+				   err, sizeof(err), &p),
+			 -EEXIST);
+	assert_non_null(strstr(err, ":4: port: set again in [svc] (first on "
+				    "line 2)"));
+	free(p);
+	/* across two [svc] headers, and in an extra section */
+	assert_int_equal(load_text("[svc]\ntls = on\n[svc]\ntls = on\n", NULL,
+				   err, sizeof(err), &p),
+			 -EEXIST);
+	assert_non_null(strstr(err, ":4: tls: set again"));
+	free(p);
+	assert_int_equal(load_text("[tokens]\nh1 = a\nh2 = b\nh1 = c\n",
+				   extra_handler, err, sizeof(err), &p),
+			 -EEXIST);
+	assert_non_null(strstr(err, ":4: h1: set again in [tokens] (first on "
+				    "line 2)"));
+	free(p);
+	/* the same key in two sections is two keys */
+	assert_int_equal(load_text("[svc]\nport = 1\n[tokens]\nport = 2\n",
+				   extra_handler, err, sizeof(err), &p),
+			 0);
+	free(p);
+}
+
+/*
+ * An indented line is a line of its own (inih would take it as the
+ * previous value's continuation), comments may be long, and a value line
+ * longer than inih's buffer is refused by its number (inih counted it as
+ * two lines and parsed the rest as a key).
+ */
+static void test_lines_as_written(void **state)
+{
+	char err[512], text[1024], *p;
+	struct settings s = {0};
+
+	p = write_tmp("[svc]\nport = 7\n   tls = yes\n");
+	conf_defaults(opts, &s);
+	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.port, 7);
+	assert_int_equal(s.tls, 1);
+	conf_free(opts, &s);
+	unlink(p);
+	free(p);
+	snprintf(text, sizeof(text),
+		 "[svc]\n# %0300d\nname = %0300d\nport = 1\n", 0, 0);
+	assert_int_equal(load_text(text, NULL, err, sizeof(err), &p), -EINVAL);
+	assert_non_null(strstr(err, ":3: the line is longer than"));
+	free(p);
+}
+
 static void test_print_round_trips(void **state)
 {
 	struct settings s = {0}, t = {0};
@@ -187,6 +304,9 @@ int main(void)
 		cmocka_unit_test(test_set_range_errors_name_key_and_range),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_load_error_names_file_line),
+		cmocka_unit_test(test_first_bad_line_is_named),
+		cmocka_unit_test(test_duplicate_key),
+		cmocka_unit_test(test_lines_as_written),
 		cmocka_unit_test(test_print_round_trips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

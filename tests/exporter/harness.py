@@ -405,3 +405,241 @@ class SlowClients:
         for s in self.socks:
             s.close()
         self.socks = []
+
+
+class Flood:
+    """A connection flood that keeps @idle silent connections and @slow
+    slowloris ones (a byte of a never-ending request head every half
+    second) open to 127.0.0.1:@port, spread over @addrs loopback addresses
+    127.0.0.(@first..), reopening each one the server closes, at most
+    @rate reopenings a second (a flood reconnects as fast as it can; the
+    cap keeps a shared CI machine usable). One thread, bounded by
+    @max_seconds; stop() ends it and closes every socket."""
+
+    def __init__(self, port, idle, slow, addrs, first=2, rate=1000,
+                 max_seconds=600):
+        import selectors
+        import threading
+        self.port, self.rate = port, rate
+        self.slots = [("127.0.0.%d" % (first + i % addrs), i >= idle)
+                      for i in range(idle + slow)]
+        self.sel = selectors.DefaultSelector()
+        self.socks = {}  # slot -> socket
+        self.opened = self.closed = 0
+        self.stop_at = time.monotonic() + max_seconds
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        for i in range(len(self.slots)):
+            self._open(i)
+        self.thread.start()
+
+    def _open(self, i):
+        src, slow = self.slots[i]
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(1.0)
+        try:
+            s.bind((src, 0))
+            s.connect(("127.0.0.1", self.port))
+            if slow:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: flood\r\nX-Slow: ")
+        except OSError:
+            s.close()
+            return False
+        s.setblocking(False)
+        self.socks[i] = s
+        self.sel.register(s, 1, i)  # EVENT_READ
+        self.opened += 1
+        return True
+
+    def _drop(self, i):
+        s = self.socks.pop(i)
+        self.sel.unregister(s)
+        s.close()
+        self.closed += 1
+
+    def _run(self):
+        down = []  # slots the server closed, to reopen
+        budget, last, trickle = 0.0, time.monotonic(), time.monotonic()
+        while not self.done.is_set() and time.monotonic() < self.stop_at:
+            for key, _ in self.sel.select(timeout=0.05):
+                try:
+                    gone = key.fileobj.recv(4096) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    self._drop(key.data)
+                    down.append(key.data)
+            now = time.monotonic()
+            budget = min(self.rate, budget + (now - last) * self.rate)
+            last = now
+            while down and budget >= 1:
+                budget -= 1
+                i = down.pop(0)
+                if not self._open(i):
+                    down.append(i)
+                    break
+            if now - trickle >= 0.5:
+                trickle = now
+                for i, s in list(self.socks.items()):
+                    if self.slots[i][1]:
+                        try:
+                            s.send(b"a")
+                        except OSError:
+                            pass
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        for i in list(self.socks):
+            self._drop(i)
+        self.sel.close()
+
+
+class KeepAlive:
+    """A client on one keep-alive connection from @src that sends
+    @request (bytes; HTTP/1.1, no Connection: close) every @interval s for
+    @seconds s and counts the answers with status @want: a request that
+    fails (connection closed, reset, no answer in 5 s) counts as a failure
+    and the next one opens a new connection. run() returns (ok, total)."""
+
+    def __init__(self, port, request, want=200, src="127.0.0.250",
+                 interval=0.5):
+        self.port, self.request, self.want = port, request, want
+        self.src, self.interval = src, interval
+        self.sock = None
+        self.ok = self.total = self.reconnects = 0
+        self.failures = []
+
+    def _answer(self):
+        """The status of one response read from self.sock (its body too)."""
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed before an answer")
+            buf += chunk
+        head, body = buf.split(b"\r\n\r\n", 1)
+        st = statuses(head.split(b"\r\n", 1)[0])
+        m = [ln for ln in head.split(b"\r\n")
+             if ln.lower().startswith(b"content-length:")]
+        n = int(m[0].split(b":", 1)[1]) if m else 0
+        while len(body) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed in the body")
+            body += chunk
+        return st[0] if st else None
+
+    def one(self):
+        self.total += 1
+        try:
+            if self.sock is None:
+                self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                self.sock.settimeout(5)
+                self.sock.bind((self.src, 0))
+                self.sock.connect(("127.0.0.1", self.port))
+                self.reconnects += 1
+            self.sock.sendall(self.request)
+            st = self._answer()
+            if st == self.want:
+                self.ok += 1
+                return
+            self.failures.append("status %s" % st)
+        except OSError as e:
+            self.failures.append(repr(e))
+        if self.sock:
+            self.sock.close()
+        self.sock = None
+
+    def run(self, seconds):
+        end = time.monotonic() + seconds
+        nxt = time.monotonic()
+        while time.monotonic() < end:
+            self.one()
+            nxt += self.interval
+            time.sleep(max(0.0, nxt - time.monotonic()))
+        if self.sock:
+            self.sock.close()
+        return self.ok, self.total
+
+
+def framing_cases(method, path, headers=b"", body=b""):
+    """Requests libmicrohttpd 0.9.75 answers itself (HTML pages; a
+    Content-Length that is not a number got the status line and headers
+    twice) or let through, as (name, bytes, status the server must give).
+    @headers (CRLF-terminated) authorise the request, so a body is read."""
+    start = b"%s %s HTTP/1.1\r\nHost: test\r\n" % (method, path)
+    n = len(body)
+    cases = [("Content-Length %s" % v.decode(), start + headers +
+              b"Content-Length: %s\r\n\r\n" % v + body, 400)
+             for v in (b"-1", b"abc", b"+571", b"5 5", b"")]
+    return cases + [
+        ("Content-Length too large", start + headers +
+         b"Content-Length: 99999999999999999999999\r\n\r\n", 413),
+        ("bad chunk size", start + headers +
+         b"Transfer-Encoding: chunked\r\n\r\nzz\r\n" + body + b"\r\n0\r\n\r\n", 400),
+        ("chunk without its line end", start + headers +
+         b"Transfer-Encoding: chunked\r\n\r\n%x\r\n" % n + body + b"XY0\r\n\r\n", 400),
+        ("request line too long (414)", b"%s %s?%s HTTP/1.1\r\nHost: test\r\n\r\n"
+         % (method, path, b"a" * 70000), 414),
+        ("head too large (431)", start + headers + b"X-Big: " + b"b" * 70000 +
+         b"\r\nContent-Length: %d\r\n\r\n" % n + body, 431),
+        ("HTTP/2.5 (505)", b"%s %s HTTP/2.5\r\nHost: test\r\n\r\n" % (method, path), 505),
+        ("bare CR in a header value", start + headers + b"X-A: a\rb\r\n"
+         b"Content-Length: %d\r\n\r\n" % n + body, 400),
+        ("two Authorization headers", start + headers +
+         b"Authorization: Bearer other\r\nAuthorization: Bearer more\r\n"
+         b"Content-Length: %d\r\n\r\n" % n + body, 400),
+        ("a header line without a colon", start + headers + b"NoColon\r\n"
+         b"Content-Length: %d\r\n\r\n" % n + body, 400),
+        ("not a request line", b"\x01\x02 garbage\r\n\r\n", 400),
+    ]
+
+
+def check_framing(port, method, path, json_errors, headers=b"", body=b""):
+    """Each of framing_cases() gets exactly one answer, its status, in the
+    server's own error format (JSON {"error": reason} or text/plain),
+    never HTML, and the connection closed."""
+    import json as _json
+    for name, data, want in framing_cases(method, path, headers, body):
+        got, closed, took = raw(port, data)
+        head, _, rest = got.partition(b"\r\n\r\n")
+        ctype = [ln.split(b":", 1)[1].strip() for ln in head.split(b"\r\n")
+                 if ln.lower().startswith(b"content-type:")]
+        ok = statuses(got) == [want] and closed and b"<html" not in got.lower()
+        if ok and json_errors:
+            try:
+                ok = ctype == [b"application/json"] and _json.loads(rest)["error"]
+            except (ValueError, KeyError):
+                ok = False
+        elif ok:
+            ok = ctype and ctype[0].startswith(b"text/plain") and rest.strip()
+        check(ok, "%s: want one %d in %s and a close within 3 s, got %s "
+              "(closed %s, %.1f s): %r" % (name, want, "JSON" if json_errors else
+                                           "text", statuses(got), closed, took,
+                                           got[:400]))
+
+
+def responses(data):
+    """The responses in @data, in order, as (status, {header: value}
+    (lower-case names), body), each body Content-Length long (every answer
+    of these servers has one); whatever cannot be parsed ends the list
+    with (None, {}, rest)."""
+    out = []
+    while data:
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        parts = lines[0].split(b" ")
+        if not sep or len(parts) < 2 or not parts[1].isdigit():
+            out.append((None, {}, data))
+            break
+        hdrs = {}
+        for ln in lines[1:]:
+            k, _, v = ln.partition(b":")
+            hdrs[k.strip().lower().decode()] = v.strip().decode()
+        n = int(hdrs.get("content-length", "0"))
+        out.append((int(parts[1]), hdrs, rest[:n]))
+        data = rest[n:]
+    return out

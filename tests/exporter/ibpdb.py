@@ -24,6 +24,16 @@ def create(path, schema_dir):
     return db
 
 
+def mark_changed(db, host_id):
+    """What the collector does in the transaction that changes a host's
+    device, port, GID, P_Key or series rows (schema 008): a fresh change
+    marker, so that the exporter's block cache reads the host again."""
+    seq = db.execute("UPDATE change_seq SET seq = seq + 1 RETURNING seq").fetchone()[0]
+    db.execute("INSERT INTO host_change (host_id, seq) VALUES (?, ?) ON CONFLICT (host_id)"
+               " DO UPDATE SET seq = excluded.seq", (host_id, seq))
+    return seq
+
+
 def add_host(db, name, last_report=None, probe_version="0.1.0"):
     now = time.time()
     last_report = now if last_report is None else last_report

@@ -10,9 +10,12 @@ ephemeral loopback port, and:
     escaping, saturation, host_up; `promtool check metrics` is clean;
   - sharding: a partition of the hosts, and 400s with a reason;
   - /healthz, 404, 405; 503 while the database is missing;
-  - scrapes succeed while a writer commits to the WAL;
+  - scrapes succeed while a writer commits to the WAL, and one after a
+    commit that left the WAL's size and time as they were serves it;
   - a real Prometheus scrapes it (whole and sharded) and its query API
-    returns the expected series and label values.
+    returns the expected series and label values; after changes of a
+    host (marked as the collector marks them) it reads the new values
+    from the gzip bodies the block cache assembles.
 
 usage: test_integration.py EXPORTER SCHEMA_DIR PROMTOOL PROMETHEUS
 """
@@ -232,6 +235,9 @@ def check_concurrent_writer(base, db_path):
                            " (SELECT id FROM host WHERE name = 'node-a'))", (v,))
                 db.execute("UPDATE host SET last_report = ? WHERE name != 'node-silent'",
                            (time.time(),))
+                # as the collector does: the block cache reads node-a again
+                ibpdb.mark_changed(db, db.execute(
+                    "SELECT id FROM host WHERE name = 'node-a'").fetchone()[0])
                 db.execute("COMMIT")
                 commits.append(v)
                 time.sleep(0.005)  # let the scraping thread have the GIL
@@ -253,7 +259,7 @@ def check_concurrent_writer(base, db_path):
     try:
         while (scrapes < 25 or len(commits) < 20) and time.monotonic() < deadline:
             v = xmit_bytes()
-            H.check(v >= last, "value went back during writes")
+            H.check(v >= last, "value went back during writes: %d after %d (scrape %d, commits %d)" % (v, last, scrapes, len(commits)))
             last = v
             scrapes += 1
     finally:
@@ -262,6 +268,39 @@ def check_concurrent_writer(base, db_path):
     H.check(not errors, "writer failed: %s" % errors)
     H.check(len(commits) >= 20, "the writer committed only %d times" % len(commits))
     H.check(xmit_bytes() == commits[-1] * 4, "a scrape serves the last commit")
+
+
+def check_same_size_commit(base, db_path):
+    """A commit that leaves the WAL's size and time as they were (after a
+    checkpoint the WAL restarts; file times move in clock ticks) is still
+    a new state: a scrape after it must not take the body shared from
+    before it (the single flight's token reads SQLite's WAL index)."""
+    db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
+    host = db.execute("SELECT id FROM host WHERE name = 'node-a'").fetchone()[0]
+
+    def commit(v):
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE series SET value = ? WHERE name = 'port_xmit_data' AND port_id IN"
+                   " (SELECT id FROM port WHERE host_id = ?)", (v, host))
+        ibpdb.mark_changed(db, host)
+        db.execute("COMMIT")
+
+    for v in range(5000, 5020):
+        commit(v)
+    db.execute("PRAGMA wal_checkpoint(RESTART)")
+    commit(6000)
+    before = os.stat(db_path + "-wal")
+    status, _, text = H.metrics(base)
+    H.check(status == 200, "scrape: %d" % status)
+    commit(7000)
+    os.utime(db_path + "-wal", ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(db_path + "-wal")
+    H.check(after.st_size == before.st_size, "the WAL kept its size")
+    status, _, text = H.metrics(base)
+    v = H.find(H.parse_samples(text), "ibpulse_port_data_transmitted_bytes_total",
+               host="node-a")[0]
+    H.check(v == 7000 * 4, "the scrape after the commit serves it: %s" % v)
+    db.close()
 
 
 def check_missing_db(procs, exporter, tmp, schema_dir):
@@ -302,7 +341,7 @@ def check_dashboard_queries(prom, schema_dir):
     H.check(not set(empty) - may_be_empty, "dashboard panels without data: %s" % empty)
 
 
-def check_prometheus(procs, prometheus, tmp, port, schema_dir):
+def check_prometheus(procs, prometheus, tmp, port, schema_dir, db_path):
     target = "127.0.0.1:%d" % port
     prom = H.start_prometheus(procs, prometheus, tmp, [
         ("ibpulse", target, None),
@@ -335,6 +374,32 @@ def check_prometheus(procs, prometheus, tmp, port, schema_dir):
                if x["health"] != "up"]
         return len(t) == 3 and not bad
     H.wait_for("every target up", targets_up, timeout=60, interval=0.5)
+    check_prometheus_follows(prom, db_path)
+
+
+def check_prometheus_follows(prom, db_path):
+    """The gzip body that the block cache assembles from kept pieces and
+    new ones, after a change of one host, as Prometheus reads it: the new
+    value arrives and every target stays up (a bad stream would be a
+    failed scrape)."""
+    db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
+    for v in (300, 400):  # below what check_concurrent_writer starts from
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE series SET value = ? WHERE name = 'port_xmit_data'"
+                   " AND port_id IN (SELECT id FROM port WHERE host_id ="
+                   " (SELECT id FROM host WHERE name = 'node-a'))", (v,))
+        ibpdb.mark_changed(db, db.execute(
+            "SELECT id FROM host WHERE name = 'node-a'").fetchone()[0])
+        db.execute("COMMIT")
+        H.prom_wait_value(prom, 'ibpulse_port_data_transmitted_bytes_total{job="ibpulse",'
+                          'host="node-a"}', v * 4)
+    db.close()
+    r = H.prom_query(prom, 'sum(up{job=~"ibpulse|shard."})')
+    H.check(r and float(r[0]["value"][1]) == 3, "targets up after the changes: %s" % r)
+    r = H.prom_query(prom, 'scrape_samples_scraped{job="ibpulse"} - on() '
+                     'ibpulse_exporter_series{job="ibpulse"}')
+    H.check(r and 0 < float(r[0]["value"][1]) < 20,
+            "Prometheus took every sample of the body: %s" % r)
 
 
 def main():
@@ -354,10 +419,11 @@ def main():
         check_shards(base)
         check_http(base)
         check_missing_db(procs, exporter, tmp, schema_dir)
-        check_prometheus(procs, prometheus, tmp, port, schema_dir)
+        check_prometheus(procs, prometheus, tmp, port, schema_dir, db_path)
         H.check(re.search(r"/metrics shard 0/1 for Prometheus/\S+: openmetrics gzip",
                           procs.log(p)), "Prometheus was served OpenMetrics, gzipped")
         check_concurrent_writer(base, db_path)
+        check_same_size_commit(base, db_path)
         procs.check_alive(p)
         procs.stop_clean(p)
     print("exporter integration: all checks passed")

@@ -47,6 +47,21 @@ class DaemonMixin:
                           % (what, self.daemon_log()))
             time.sleep(0.05)
 
+    def wait_control(self):
+        """Until the daemon accepts on its control socket: the file exists
+        from bind(), a moment before listen(), and a command sent in that
+        moment is refused."""
+        def accepts():
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect(self.sock)
+                return True
+            except OSError:
+                return False
+            finally:
+                s.close()
+        self.wait_for(accepts, "the control socket")
+
     def ctl(self, cmd):
         out = subprocess.run([PROBE, cmd, "--socket", self.sock],
                              capture_output=True, text=True, timeout=30)

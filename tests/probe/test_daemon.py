@@ -102,35 +102,38 @@ class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
         threading.Thread(target=self.srv.serve_forever, daemon=True).start()
         self.url = "http://127.0.0.1:%d/api/v1/report" % \
             self.srv.server_address[1]
-        # A closed port: the static peer's responder is never there.
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.dead_port = s.getsockname()[1]
-        s.close()
+        # A port bound but not listening, held for the whole test: the
+        # static peer's responder is never there (a port closed again
+        # could be taken by another test's server meanwhile).
+        self.dead = socket.socket()
+        self.dead.bind(("127.0.0.1", 0))
+        self.dead_port = self.dead.getsockname()[1]
         self.cfg = os.path.join(t, "probe.ini")
         self.write_cfg()
         self.proc = None
         self.log = None
 
-    def write_cfg(self, extra=""):
+    def write_cfg(self, **daemon):
+        """probe.ini; @daemon's keys replace [daemon]'s (a key set twice
+        is an error)."""
+        keys = {"counters_interval": 1, "push_interval": 1,
+                "plan_interval": 3600, "test_interval": 1, "jitter": 0,
+                "duty_cycle": 1, "responder_port": 0,
+                "responder_listen": "127.0.0.1", "test_timeout": 1,
+                "spool_dir": self.spool, "control_socket": self.sock,
+                "pause_file": self.pause_file, "backoff_min": 0.05,
+                "backoff_max": 0.4, "results_batch": 5}
+        keys.update(daemon)
         with open(self.cfg, "w") as f:
             f.write("[probe]\nhost = node01\nsysfs_root = %s\n"
                     "collector_url = %s\nnetdev_stats = false\n"
-                    "timeout = 5\n"
-                    "[daemon]\ncounters_interval = 1\npush_interval = 1\n"
-                    "plan_interval = 3600\ntest_interval = 1\n"
-                    "jitter = 0\nduty_cycle = 1\nresponder_port = 0\n"
-                    "responder_listen = 127.0.0.1\n"
-                    "test_timeout = 1\nspool_dir = %s\n"
-                    "control_socket = %s\npause_file = %s\n"
-                    "backoff_min = 0.05\nbackoff_max = 0.4\n"
-                    "results_batch = 5\n%s"
+                    "timeout = 5\n[daemon]\n%s"
                     "[labels]\nrack = r1\n"
                     "[peers]\nnode02 = 127.0.0.1:%d\n"
                     "[profile lat]\ntest = write_lat\nsize = 2\n"
                     "iters = 100\n"
                     % (os.path.join(FIXTURES, "sysfs-rxe"), self.url,
-                       self.spool, self.sock, self.pause_file, extra,
+                       "".join("%s = %s\n" % kv for kv in keys.items()),
                        self.dead_port))
 
     def start(self):
@@ -140,17 +143,25 @@ class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
         self.proc = subprocess.Popen(
             [PROBE, "daemon", "--config", self.cfg],
             stdout=subprocess.DEVNULL, stderr=self.log)
-        self.wait_for(lambda: os.path.exists(self.sock), "control socket")
+        self.wait_control()
 
     def tearDown(self):
         self.stop_daemon()
+        self.dead.close()
         self.srv.shutdown()
         self.srv.server_close()
         self.tmp.cleanup()
 
     def spooled(self):
+        """Ids of the results in the spool: ID.json, not the spool's
+        .tmp-ID.json being written (an empty file for a moment: reading
+        one was this test's flake, issue 22)."""
         return sorted(f[:-5] for f in os.listdir(self.spool)
-                      if f.endswith(".json"))
+                      if f.endswith(".json") and not f.startswith("."))
+
+    def pushes(self):
+        with self.srv.lock:
+            return self.srv.hits.get("/api/v1/report", 0)
 
     def stored(self):
         with self.srv.lock:
@@ -207,7 +218,7 @@ class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
         self.assertTrue(left)
         with self.srv.lock:
             self.srv.script = []
-        self.write_cfg("test_interval = 3600\n")
+        self.write_cfg(test_interval=3600)
         self.start()
         self.wait_for(lambda: set(left) <= set(self.stored()),
                       "the earlier run's results")
@@ -238,7 +249,10 @@ class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
         self.assertTrue(st["paused"])
         self.assertEqual(st["pause_reasons"], ["command"])
         n = self.ctl("status")["tests_run"]
-        time.sleep(2.5)  # a test would run every second
+        # Three more counter pushes (one a second): the daemon's loop ran
+        # long enough for two tests, had it not been paused.
+        p = self.pushes()
+        self.wait_for(lambda: self.pushes() >= p + 3, "3 more pushes")
         self.assertLessEqual(self.ctl("status")["tests_run"], n + 1)
         self.assertFalse(self.ctl("resume")["paused"])
         self.wait_for(lambda: self.ctl("status")["tests_run"] > n + 1,
@@ -250,16 +264,25 @@ class Daemon(daemonlib.DaemonMixin, unittest.TestCase):
         self.wait_for(lambda: not self.ctl("status")["paused"],
                       "the pause file gone")
         # Counters still flow while paused: pushes kept coming.
-        self.assertGreater(self.srv.hits.get("/api/v1/report", 0), 1)
+        self.assertGreater(self.pushes(), 1)
 
     def test_sighup(self):
         self.start()
-        with open(self.cfg, "a") as f:
-            f.write("[daemon]\nduty_cycle = 7\n")
+        self.write_cfg(duty_cycle=7)
         self.proc.send_signal(signal.SIGHUP)
         self.wait_for(lambda: "not reloaded" in self.daemon_log(),
                       "the refused reload")
-        self.assertIn("duty_cycle", self.daemon_log())
+        self.assertIn("duty_cycle: '7' is not a number in [0, 1]",
+                      self.daemon_log())
+        # a sysfs_root that does not exist is refused too (issue 22)
+        with open(self.cfg) as f:
+            cfg = f.read()
+        with open(self.cfg, "w") as f:
+            f.write(cfg.replace("duty_cycle = 7", "duty_cycle = 1").replace(
+                os.path.join(FIXTURES, "sysfs-rxe"), self.tmp.name + "/nosys"))
+        self.proc.send_signal(signal.SIGHUP)
+        self.wait_for(lambda: "nosys is not a directory" in self.daemon_log(),
+                      "the refused reload of a missing sysfs_root")
         self.write_cfg()
         self.proc.send_signal(signal.SIGHUP)
         self.wait_for(lambda: "configuration reloaded" in self.daemon_log(),

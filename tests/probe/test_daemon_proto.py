@@ -67,7 +67,7 @@ class Base(daemonlib.DaemonMixin):
         self.proc = subprocess.Popen([PROBE, "daemon", "--config", cfg],
                                      stdout=subprocess.DEVNULL,
                                      stderr=self.log)
-        self.wait_for(lambda: os.path.exists(self.sock), "control socket")
+        self.wait_control()
         # The ports reach the scheduler with the first counters read.
         self.wait_for(lambda: len(self.ctl("status").get("ports", [])) >= 3,
                       "three ports in the status")

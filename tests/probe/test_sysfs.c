@@ -473,9 +473,22 @@ static void test_missing_trees(void **state)
 	assert_int_equal(r->n_devices, 0);
 	check_decodes(r);
 	report_free(r);
-	r = scan("no-such-tree", "*", NULL);
-	assert_int_equal(r->n_devices, 0);
-	report_free(r);
+}
+
+/*
+ * A sysfs_root that does not exist is a typo, not a host without RDMA
+ * devices (issue 22: the daemon started on one and registered no ports).
+ */
+static void test_root_must_exist(void **state)
+{
+	struct sysfs_opts o = {.root = "/nonexistent-sysfs-root"};
+	struct report r = {0};
+
+	assert_int_equal(sysfs_scan(&o, &r), -ENOENT);
+	assert_int_equal(r.n_devices, 0);
+	assert_int_equal(sysfs_root_check("/nonexistent-sysfs-root"), -ENOENT);
+	assert_int_equal(sysfs_root_check("/dev/null"), -ENOTDIR);
+	assert_int_equal(sysfs_root_check("/"), 0);
 }
 
 static void test_print_devices(void **state)
@@ -548,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_include_exclude),
 		cmocka_unit_test(test_read_port),
 		cmocka_unit_test(test_missing_trees),
+		cmocka_unit_test(test_root_must_exist),
 		cmocka_unit_test(test_print_devices),
 		cmocka_unit_test(test_report_build),
 	};

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the block cache (bcache.h): the scope, its families and their
+ * segments, shared by bcache.c (the hooks, keeping and reusing segments,
+ * the memory bound) and bcache_body.c (text and gzip bodies, compressing
+ * pieces). Not for other files.
+ */
+#ifndef IBPULSE_BCACHE_INT_H
+#define IBPULSE_BCACHE_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "bcache.h"
+
+struct bc_seg {
+	uint64_t key, fp;  /* fp: what it was made from, or a version of its
+			    * text for one rendered every time */
+	char *text;	   /* malloc'd, not NUL-terminated */
+	unsigned char *gz; /* malloc'd piece, or NULL */
+	uint64_t gz_dict;  /* the mh of the segment before it when gz was
+			    * made; 0 none */
+	uint64_t mh;	   /* its text as a dictionary (bcache_body.c); 0 not
+			    * worked out yet */
+	uint32_t len, samples, gz_len, crc;
+	int fresh; /* rendered by this render (not reused) */
+};
+
+struct bc_family {
+	char *name, *help; /* copies */
+	enum expo_type type;
+	int used;	    /* in this render */
+	struct bc_seg *seg; /* this render's, in body order */
+	size_t n, cap;
+	struct bc_seg *old; /* the last render's; moved out as reused */
+	size_t n_old, cap_old, cursor;
+	int sorted, old_sorted; /* keys rising: looked up by walking */
+	uint32_t *index;	/* old keys -> index + 1, built on demand */
+	size_t n_index;		/* slots; 0: not built */
+	uint64_t samples;	/* this render's */
+	size_t cap_samples;	/* the family cap; 0 none */
+	char *hdr[2];		/* HELP/TYPE per expo_format, NUL-terminated */
+	unsigned char *hdr_gz[2];
+	uint32_t hdr_len[2], hdr_gz_len[2], hdr_crc[2];
+};
+
+struct bc_scope {
+	struct bcache *c;
+	pthread_mutex_t lock;
+	unsigned shard, shards;
+	double last_used, cooldown_until; /* seconds since the epoch */
+	int keep;			  /* keep segments after the body */
+	uint64_t db_id;			  /* bc_epoch() */
+	int64_t db_seq;
+	struct bc_family *fam;
+	size_t n_fam, cap_fam, cur_fam; /* cur_fam: the open one, or n_fam */
+	/* the segment being written */
+	int seg_open;
+	uint64_t seg_key, seg_fp;
+	size_t seg_start, seg_samples;
+	size_t fam_samples0; /* e->samples when the open family started */
+	struct buf scratch;  /* samples being rendered */
+	uint64_t version;    /* for segments rendered every time */
+	/* hosts held: open addressing on id */
+	struct {
+		int64_t id;
+		uint64_t fp; /* 0: empty slot */
+	} * hosts;
+	size_t n_hosts_slots;
+	uint64_t bytes;	       /* what this scope keeps */
+	int64_t bytes_pending; /* rendered, not yet in bytes */
+	uint64_t reused, rendered;
+	uint32_t *crc_op; /* crc32_combine_gen() by length below BC_OP_LEN */
+	unsigned char *eof_gz;
+	uint32_t eof_gz_len, eof_crc;
+};
+
+#define BC_OP_LEN 65536
+
+struct bcache {
+	pthread_mutex_t lock; /* the scope list and the stats */
+	uint64_t max_bytes;
+	int level;
+	unsigned threads;
+	struct bc_scope **scopes;
+	size_t n_scopes;
+	struct bc_stats st;
+};
+
+/* Account @delta bytes (may be negative) to @s and the cache. */
+void bc_account(struct bc_scope *s, int64_t delta);
+
+/* Free the pieces of @g (text and gz), accounting them. */
+void bc_seg_release(struct bc_scope *s, struct bc_seg *g);
+
+/* The header of @f in @format, made on first use. 0 or -ENOMEM. */
+int bc_family_header(struct bc_scope *s, struct bc_family *f,
+		     enum expo_format format);
+
+#endif
