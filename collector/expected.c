@@ -9,9 +9,9 @@
  * shows the same figure as QDR and is taken as QDR: the lower estimate.
  */
 #include "expected.h"
+#include "testapi.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -119,8 +119,7 @@ int expected_compute(const struct expected_end *a, const struct expected_end *b,
 int expected_test_parse(const char *test, const char *params,
 			struct expected_test *out)
 {
-	json_t *p = NULL, *v;
-	int ret = 0;
+	struct testapi_params tp;
 
 	memset(out, 0, sizeof(*out));
 	if (!test)
@@ -133,19 +132,10 @@ int expected_test_parse(const char *test, const char *params,
 		out->op = EXPECTED_SEND;
 	else
 		return -ENOTSUP;
-	out->size = 65536;
-	out->mtu = 4096;
-	if (params)
-		p = json_loads(params, 0, NULL);
-	if (json_is_true(json_object_get(p, "selftest")))
-		ret = -ENOTSUP;
-	v = json_object_get(p, "size");
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		out->size = (double)json_integer_value(v);
-	v = json_object_get(p, "mtu");
-	if (json_is_integer(v) && json_integer_value(v) >= 256)
-		out->mtu = (double)json_integer_value(v);
-	out->bidir = json_is_true(json_object_get(p, "bidirectional"));
-	json_decref(p);
-	return ret;
+	/* the typed params of the test API; unknown: 64 KiB at MTU 4096 */
+	testapi_params_decode(params, &tp);
+	out->size = tp.size > 0 ? (double)tp.size : 65536;
+	out->mtu = tp.mtu > 0 ? (double)tp.mtu : 4096;
+	out->bidir = tp.bidirectional;
+	return tp.selftest ? -ENOTSUP : 0;
 }

@@ -12,6 +12,7 @@
 #include "httpd.h"
 #include "log.h"
 #include "plansvc.h"
+#include "store_localize.h"
 #include "settings.h"
 #include "store.h"
 #include "ticket.h"
@@ -158,6 +159,19 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 static int open_store(const struct collector_settings *s, struct store **st)
 {
+	struct store_localize_opts lo = {
+		.enabled = s->localize_enabled,
+		.loc =
+			{
+				.bad_tests = (unsigned)s->localize_bad,
+				.good_tests = (unsigned)s->localize_good,
+				.confirm_tests =
+					(unsigned)s->suspect.confirm_tests,
+				.noise = s->localize_noise,
+				.min_gain = s->localize_min_gain,
+			},
+		.window = s->localize_window * (double)s->plan_period,
+	};
 	struct store_opts o = {
 		.path = s->db,
 		.schema_dir = s->schema_dir,
@@ -169,6 +183,7 @@ static int open_store(const struct collector_settings *s, struct store **st)
 		.baseline = &s->baseline,
 		.evidence = &s->suspect,
 		.group_label = s->group_label,
+		.localize = &lo,
 		.health = &s->health,
 		.results_max_age = (double)s->results_max_age,
 		.results_max_ahead = (double)s->results_max_ahead,
@@ -281,6 +296,8 @@ static int serve(struct cli *c)
 		.rail_label = s->rail_label,
 		.replan_interval = (double)s->replan_interval,
 		.plan_refresh = (double)s->plan_refresh,
+		.routes = s->localize_enabled,
+		.cover = s->localize_cover,
 	};
 	struct writer_opts wo = {
 		.max_batch_rows = s->max_batch_rows,

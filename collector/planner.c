@@ -659,8 +659,27 @@ uint64_t planner_ctx_test_key(const struct pctx *c,
 	h = hstr(a->ports[t->a_port].device, h ^ a->ports[t->a_port].port);
 	h = hstr(b->host, h);
 	h = hstr(b->ports[t->b_port].device, h ^ b->ports[t->b_port].port);
-	/* a confirmation test may repeat a planned pair: its own id */
-	return hstr(t->profile, h) ^ (t->confirm ? 0x636f6e6669726dULL : 0);
+	/* a confirmation test may repeat a planned pair: its own id; so may
+	 * a test placed to cross a link, to its own DLID */
+	h = hstr(t->profile, h) ^ (t->confirm ? 0x636f6e6669726dULL : 0);
+	return t->link ? planner_hash2(h ^ 0x6c696e6bULL, t->dlid) : h;
+}
+
+int planner_ctx_unique_keys(struct pctx *c)
+{
+	struct pset seen = {0};
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < c->plan->n_tests; i++) {
+		struct planner_test *t = &c->plan->tests[i];
+
+		/* the same pair, profile and path twice: a new id */
+		while ((ret = planner_pset_add(&seen, t->key)) == 0)
+			t->key = planner_mix64(t->key + 1);
+		ret = ret < 0 ? ret : 0;
+	}
+	free(seen.k);
+	return ret;
 }
 
 unsigned planner_rounds(const struct planner_opts *o)
@@ -699,8 +718,14 @@ static int pc_schedule(struct pctx *c, const struct planner_confirm *cf,
 
 	if (!ret && ncf)
 		ret = planner_ctx_confirm(c, cf, ncf);
+	if (!ret)
+		ret = planner_ctx_cover_links(c);
 	for (size_t i = 0; !ret && i < c->n_edges; i++)
 		ret = pc_place(c, &c->edges[i]);
+	if (!ret)
+		ret = planner_ctx_cover(c);
+	if (!ret)
+		ret = planner_ctx_unique_keys(c);
 	if (ret)
 		return ret;
 	if (p->n_tests > 1)
@@ -737,6 +762,8 @@ void planner_ctx_free(struct pctx *c)
 	free(c->confirm_pairs.k);
 	free(c->busy);
 	free(c->used);
+	planner_cover_free(c->cover);
+	c->cover = NULL;
 }
 
 int planner_run_confirm(const struct planner_opts *o,
@@ -789,5 +816,6 @@ void planner_plan_free(struct planner_plan *p)
 	if (!p)
 		return;
 	free(p->tests);
+	free(p->cover.uncovered);
 	free(p);
 }

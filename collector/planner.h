@@ -21,7 +21,11 @@
  * confirmed or cleared yet (evidence.h) is tested against ports with good
  * recent history, first thing in a period or added to the current plan
  * in the rounds still ahead, at most confirm_share of the period's tests,
- * within the same duty budget.
+ * within the same duty budget; so is a link between switches with a bad
+ * test nobody explained (localize.h), by pairs whose path crosses it.
+ * Link coverage (planner_routes, planner_cover.c): with routes, the tests
+ * choose their DLID and more are added so that every directed link
+ * between switches carries one; what stays uncovered is counted by why.
  */
 #ifndef IBPULSE_COLLECTOR_PLANNER_H
 #define IBPULSE_COLLECTOR_PLANNER_H
@@ -44,6 +48,7 @@ struct planner_port {
 	 * suspect: it is a suspect (no device-level tests for it). */
 	const char *const *good, *const *suspect;
 	size_t n_good, n_suspect;
+	unsigned lid; /* InfiniBand: its base LID (routes); 0: none */
 };
 
 struct planner_probe {
@@ -62,6 +67,67 @@ struct planner_profile {
 	double seconds; /* slot a test of this profile needs */
 };
 
+/* Where a profile's data flows, for link coverage. */
+struct planner_flow {
+	const char *profile;
+	unsigned flow; /* testapi.h's TESTAPI_FLOW_*; 0: unknown (forward) */
+	int bandwidth; /* judged on bandwidth: preferred for coverage */
+};
+
+/* A directed link between switches, named by its egress end. */
+struct planner_link {
+	uint64_t guid;
+	unsigned port;
+	const char *profile; /* a confirmation's: its bad tests' profile */
+};
+
+/*
+ * Routes (common/route.h), for link coverage: every directed link between
+ * two switches should carry a test each period. The planner chooses, for
+ * each test, which of the responder port's 2^LMC LIDs it sends to (the
+ * path), and adds tests for the links the plan left uncovered (pairs
+ * whose path crosses them) and for the links needing confirmation tests
+ * (localize.h), within the same duty budget.
+ */
+struct planner_routes {
+	const struct route_net *net; /* finished; NULL: no routes */
+	int cover;		     /* steer and add tests for coverage */
+	const struct planner_flow *flows;
+	size_t n_flows;
+	const struct planner_link *confirm; /* links to confirm */
+	size_t n_confirm;
+};
+
+/* Why a link is left uncovered (or that it is not). */
+enum planner_why {
+	PLANNER_COVERED = 0,
+	PLANNER_DUTY_CYCLE, /* ports that could cross it had no room */
+	PLANNER_NO_ROUTE,   /* no probe port's path crosses it */
+	PLANNER_NO_PROBE,   /* no probe behind one of its ends */
+	PLANNER_OFF,	    /* coverage is not planned (routes->cover 0) */
+	PLANNER_WHYS
+};
+
+#define PLANNER_MAX_UNCOVERED 1000 /* listed per plan, at most */
+
+struct planner_uncovered {
+	uint64_t guid, peer_guid; /* egress and ingress nodes */
+	unsigned port, peer_port;
+	enum planner_why why;
+};
+
+/* What the plan does for the links between switches. */
+struct planner_cover {
+	int routed;			  /* routes were given */
+	size_t links;			  /* directed links between switches */
+	size_t n[PLANNER_WHYS];		  /* covered, and uncovered by why */
+	size_t added;			  /* tests added for coverage */
+	size_t steered;			  /* tests sent to another DLID */
+	size_t confirm, confirm_unplaced; /* link confirmation tests */
+	struct planner_uncovered *uncovered;
+	size_t n_uncovered;
+};
+
 struct planner_opts {
 	double period;		  /* seconds */
 	unsigned full_mesh_below; /* hosts; 0: never */
@@ -76,6 +142,8 @@ struct planner_opts {
 	/* Confirmation tests: per element, and their share of the plan. */
 	unsigned confirm_tests;
 	double confirm_share;
+	/* Routes for link coverage; NULL: none (not owned). */
+	const struct planner_routes *routes;
 };
 
 #define PLANNER_DEVICE UINT32_MAX
@@ -96,6 +164,8 @@ struct planner_test {
 	double not_before, deadline; /* offsets from the period start */
 	uint64_t key;		     /* stable id of (a, b, profile) */
 	int confirm;		     /* a confirmation test */
+	unsigned dlid; /* the responder's LID it sends to; 0: its base */
+	int link;      /* placed to cross a link: its DLID is the path */
 };
 
 struct planner_plan {
@@ -108,8 +178,9 @@ struct planner_plan {
 	size_t unplaced;    /* no room (duty, rounds) or no common profile */
 	size_t group_pairs; /* distinct group pairs with possible tests */
 	size_t group_pairs_planned;
-	size_t n_confirm;	 /* confirmation tests in the plan */
-	size_t confirm_unplaced; /* asked for, without a peer or room */
+	size_t n_confirm;	    /* confirmation tests in the plan */
+	size_t confirm_unplaced;    /* asked for, without a peer or room */
+	struct planner_cover cover; /* with routes */
 };
 
 /*

@@ -48,8 +48,7 @@ static const struct planner_port *cf_port_of(const struct pctx *c, uint32_t u)
 	return &c->pr[c->nodes[u].probe].ports[c->nodes[u].port];
 }
 
-/* Seconds a test of @name takes, or -1 when the profile is not planned. */
-static double cf_secs(const struct pctx *c, const char *name)
+double planner_ctx_secs(const struct pctx *c, const char *name)
 {
 	for (size_t k = 0; k < c->o->n_profiles; k++)
 		if (!strcmp(c->o->profiles[k].name, name))
@@ -57,8 +56,7 @@ static double cf_secs(const struct pctx *c, const char *name)
 	return c->o->n_profiles ? -1 : c->o->slot_seconds;
 }
 
-/* The confirmation tests this plan may still take. */
-static size_t cf_room(const struct pctx *c)
+size_t planner_ctx_confirm_room(const struct pctx *c)
 {
 	const struct planner_plan *p = c->plan;
 	size_t base = p->n_tests - p->n_confirm, cap;
@@ -110,7 +108,7 @@ static int cf_node(struct pctx *c, uint32_t u, const char *prof, unsigned k)
 		   c->class_off[c->nodes[u].cls];
 	uint64_t h = planner_hash2(c->seed ^ 0xc0f1a5ULL,
 				   map_hash(prof, strlen(prof), u));
-	double secs = cf_secs(c, prof);
+	double secs = planner_ctx_secs(c, prof);
 	const struct planner_probe *pu = &c->pr[c->nodes[u].probe];
 	unsigned placed = 0, tries = 0, len;
 
@@ -119,8 +117,9 @@ static int cf_node(struct pctx *c, uint32_t u, const char *prof, unsigned k)
 	len = cf_rounds(c, secs);
 	if (!prof || !(secs > 0) || c->used[u] + len > c->max_used)
 		n = 0; /* no such profile here, or no budget left */
-	for (size_t t = 0; placed < k && tries < CF_TRIES && cf_room(c) &&
-			   t < n && t < PLANNER_FALLBACK;
+	for (size_t t = 0;
+	     placed < k && tries < CF_TRIES && planner_ctx_confirm_room(c) &&
+	     t < n && t < PLANNER_FALLBACK;
 	     t++) {
 		uint32_t v = m[(h + t) % n];
 		uint64_t hv = planner_hash2(h, v);
@@ -243,6 +242,10 @@ int planner_confirm(const struct planner_opts *o,
 		ret = cf_mark(&c, &plan->tests[i]);
 	if (!ret)
 		ret = planner_ctx_confirm(&c, cf, ncf);
+	if (!ret)
+		ret = planner_ctx_cover_links(&c);
+	if (!ret)
+		ret = planner_ctx_unique_keys(&c);
 	if (!ret && plan->n_tests > 1)
 		qsort(plan->tests, plan->n_tests, sizeof(*plan->tests),
 		      planner_cmp_test);

@@ -16,6 +16,8 @@
 #define PLANNER_MAX_CANDS 64  /* profiles common to one pair */
 #define PLANNER_MAX_MATCH 4   /* goal 1's matchings: one per profile */
 
+struct pcover;
+
 /* An ACTIVE port planned: the planner's node. */
 struct pnode {
 	uint32_t probe, port, cls, grp;
@@ -56,6 +58,7 @@ struct pctx {
 	unsigned *used; /* rounds per node */
 	struct planner_plan *plan;
 	size_t cap_tests;
+	struct pcover *cover; /* routes (planner_cover.c); NULL: none */
 };
 
 uint64_t planner_mix64(uint64_t x);
@@ -86,9 +89,24 @@ int planner_ctx_place(struct pctx *c, uint32_t u, uint32_t v, const char *prof,
 /* The confirmation tests of @cf[0..n-1] (planner_confirm.c). */
 int planner_ctx_confirm(struct pctx *c, const struct planner_confirm *cf,
 			size_t n);
+/* Seconds a test of profile @name takes; -1: not planned. */
+double planner_ctx_secs(const struct pctx *c, const char *name);
+/* The confirmation tests this plan may still take (confirm_share). */
+size_t planner_ctx_confirm_room(const struct pctx *c);
+/*
+ * Routes (planner_cover.c): planner_ctx_cover_links() places the link
+ * confirmation tests; planner_ctx_cover() steers the plan's tests to
+ * their DLIDs, adds tests for the links left uncovered and counts the
+ * coverage. Both do nothing without routes; 0, -ENOMEM.
+ */
+int planner_ctx_cover_links(struct pctx *c);
+int planner_ctx_cover(struct pctx *c);
+void planner_cover_free(struct pcover *v);
 uint64_t planner_ctx_test_key(const struct pctx *c,
 			      const struct planner_test *t);
 int planner_cmp_test(const void *x, const void *y);
+/* Every test's key (its id) unique in the plan; 0 or -ENOMEM. */
+int planner_ctx_unique_keys(struct pctx *c);
 int planner_check(const struct planner_opts *o);
 void planner_ctx_free(struct pctx *c);
 

@@ -7,6 +7,8 @@
 #include "plansvc.h"
 #include "log.h"
 #include "store_evidence.h"
+#include "store_localize.h"
+#include "store_route.h"
 #include "store_tests.h"
 #include "testapi.h"
 #include "ticket.h"
@@ -26,12 +28,47 @@ struct plansvc {
 	struct planner_plan *plan;
 	double period_start, planned_at, confirmed_at;
 	uint64_t ev_version; /* of the evidence the plan has seen */
+	uint64_t lz_version; /* of the links needing confirmation */
 	int dirty;
 	/* Each planned probe's answer as it was last encoded (by index into
 	 * in; NULL: not yet), until the plan or a pause changes: most plan
 	 * requests are a copy (the answers hold tickets: zeroed when gone). */
 	char **answers;
 };
+
+/* The routes one planning pass hands the planner (planner.h). */
+struct plansvc_routes {
+	struct planner_routes r;
+	struct planner_flow *flows;
+	struct planner_link *confirm;
+};
+
+/* The routes for this pass; r.net NULL when there are none. */
+static int plansvc_routes_load(const struct plansvc *ps, struct store *st,
+			       struct plansvc_routes *pr)
+{
+	const double *upd;
+	int ret;
+
+	memset(pr, 0, sizeof(*pr));
+	if (!ps->o.routes || store_route_net(st, &pr->r.net, &upd))
+		return 0; /* no tables: host-level inference only */
+	pr->r.cover = ps->o.cover;
+	ret = store_localize_flows(st, &pr->flows, &pr->r.n_flows);
+	if (!ret)
+		ret = store_localize_confirms(st, &pr->confirm,
+					      &pr->r.n_confirm);
+	pr->r.flows = pr->flows;
+	pr->r.confirm = pr->confirm;
+	return ret;
+}
+
+static void plansvc_routes_free(struct plansvc_routes *pr)
+{
+	free(pr->flows);
+	free(pr->confirm);
+	memset(pr, 0, sizeof(*pr));
+}
 
 int plansvc_new(const struct plansvc_opts *o, struct plansvc **out)
 {
@@ -283,9 +320,11 @@ static unsigned plansvc_first_round(const struct plansvc *ps, double into)
 static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 			  unsigned long long period)
 {
-	const struct planner_opts *po = &ps->o.planner;
+	struct planner_opts opts = ps->o.planner, *po = &opts;
 	double start = (double)period * po->period;
 	uint64_t version = store_evidence_version(st);
+	uint64_t lz_version = store_localize_version(st);
+	struct plansvc_routes pr = {0};
 	struct plansvc_ev ev = {0};
 	struct timespec t0, t1;
 	unsigned first;
@@ -306,12 +345,18 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = plansvc_ev_load(ps, st, now, &ev);
 	if (!ret)
+		ret = plansvc_routes_load(ps, st, &pr);
+	opts.routes = pr.r.net ? &pr.r : NULL;
+	if (!ret)
 		ret = planner_run_confirm(po, ps->in, ps->n_in, period, first,
 					  ev.cf, ev.n_cf, &ps->plan);
 	plansvc_ev_free(ps, &ev);
+	plansvc_routes_free(&pr);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ret)
 		ret = store_plan_save(st, ps->plan, ps->in, start);
+	if (!ret)
+		ret = store_localize_cover_save(st, period, &ps->plan->cover);
 	if (ret) {
 		plansvc_drop(ps);
 		return ret;
@@ -319,6 +364,7 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 	ps->period_start = start;
 	ps->planned_at = ps->confirmed_at = now;
 	ps->ev_version = version;
+	ps->lz_version = lz_version;
 	ps->dirty = 0;
 	log_info("plan: period %llu, %zu probes, %zu ports, %zu tests (%zu "
 		 "confirmations), %zu unplaced, %zu/%zu group pairs, %.1f ms",
@@ -327,6 +373,16 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 		 ps->plan->group_pairs_planned, ps->plan->group_pairs,
 		 (t1.tv_sec - t0.tv_sec) * 1e3 +
 			 (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	if (ps->plan->cover.routed)
+		log_info("plan: period %llu, %zu of %zu links between switches "
+			 "covered (%zu tests added, %zu steered); uncovered: "
+			 "%zu duty_cycle, %zu no_route, %zu no_probe",
+			 period, ps->plan->cover.n[PLANNER_COVERED],
+			 ps->plan->cover.links, ps->plan->cover.added,
+			 ps->plan->cover.steered,
+			 ps->plan->cover.n[PLANNER_DUTY_CYCLE],
+			 ps->plan->cover.n[PLANNER_NO_ROUTE],
+			 ps->plan->cover.n[PLANNER_NO_PROBE]);
 	return 0;
 }
 
@@ -337,19 +393,25 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
  */
 static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 {
-	const struct planner_opts *po = &ps->o.planner;
+	struct planner_opts opts = ps->o.planner, *po = &opts;
 	uint64_t version = store_evidence_version(st);
+	uint64_t lz_version = store_localize_version(st);
 	size_t before = ps->plan->n_confirm;
+	struct plansvc_routes pr = {0};
 	struct plansvc_ev ev = {0};
 	unsigned first =
 		(unsigned)ceil((now + ps->o.plan_refresh - ps->period_start) /
 			       ps->plan->round_seconds);
 	int ret = plansvc_ev_load(ps, st, now, &ev);
 
-	if (!ret && ev.n_cf && first < ps->plan->rounds)
+	if (!ret)
+		ret = plansvc_routes_load(ps, st, &pr);
+	opts.routes = pr.r.net ? &pr.r : NULL;
+	if (!ret && (ev.n_cf || pr.r.n_confirm) && first < ps->plan->rounds)
 		ret = planner_confirm(po, ps->in, ps->n_in, ps->plan, first,
 				      ev.cf, ev.n_cf);
 	plansvc_ev_free(ps, &ev);
+	plansvc_routes_free(&pr);
 	if (!ret && ps->plan->n_confirm > before)
 		ret = store_plan_add_confirm(st, ps->plan, ps->in,
 					     ps->period_start);
@@ -359,6 +421,7 @@ static int plansvc_confirm(struct plansvc *ps, struct store *st, double now)
 	}
 	ps->confirmed_at = now;
 	ps->ev_version = version;
+	ps->lz_version = lz_version;
 	if (ps->plan->n_confirm > before)
 		plansvc_forget(ps);
 	if (ps->plan->n_confirm > before)
@@ -383,7 +446,8 @@ static enum plansvc_due plansvc_due(const struct plansvc *ps, struct store *st,
 	if (!ps->plan || ps->plan->period != period ||
 	    (ps->dirty && now - ps->planned_at >= ps->o.replan_interval))
 		return PLANSVC_REPLAN;
-	if (store_evidence_version(st) != ps->ev_version &&
+	if ((store_evidence_version(st) != ps->ev_version ||
+	     store_localize_version(st) != ps->lz_version) &&
 	    now - ps->confirmed_at >= ps->o.replan_interval)
 		return PLANSVC_CONFIRM;
 	return PLANSVC_FRESH;
@@ -479,6 +543,7 @@ static void plansvc_entry(const struct plansvc *ps,
 		.peer_port_num = pb->port,
 		.not_before = ps->period_start + t->not_before,
 		.deadline = ps->period_start + t->deadline,
+		.dlid = t->dlid,
 	};
 	plansvc_ticket(ps, t, e, x);
 }
@@ -624,7 +689,7 @@ int plansvc_plan_fresh(struct plansvc *ps, struct store *st, const char *host,
 int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,
 			  char **out)
 {
-	json_t *o = NULL;
+	json_t *o = NULL, *links = NULL;
 	int ret = plansvc_ensure(ps, st, now);
 
 	*out = NULL;
@@ -650,5 +715,12 @@ int plansvc_coverage_json(struct plansvc *ps, struct store *st, double now,
 	json_object_set_new(
 		o, "group_pairs_planned",
 		json_integer((json_int_t)ps->plan->group_pairs_planned));
+	ret = store_localize_cover_json(st, &ps->plan->cover, &links);
+	if (!ret)
+		json_object_set_new(o, "fabric_links", links);
+	if (ret) {
+		json_decref(o);
+		return ret;
+	}
 	return plansvc_dump(o, out);
 }

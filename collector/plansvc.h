@@ -6,7 +6,10 @@
  * replan_interval, adds confirmation tests to the current plan when the
  * evidence asks for them (store_evidence.h; at most every replan_interval,
  * at least plan_refresh ahead so the probes see them in time), and answers
- * GET /api/v1/plan and GET /api/v1/coverage as JSON text. Each test in a plan
+ * GET /api/v1/plan and GET /api/v1/coverage as JSON text. With routes
+ * (the fabric pollers' forwarding tables), the planner also covers every
+ * directed link between switches and confirms the links localization
+ * asks about (store_localize.h). Each test in a plan
  * carries the initiator's ticket for it, and each plan the host's own responder
  * keys for this period and the next (common/ticket.h: derived from one master
  * key, so a replan or a restart mints the same). Only the writer thread calls
@@ -26,6 +29,10 @@ struct plansvc_opts {
 	const char *rail_label;	     /* NULL: rail = port index */
 	double replan_interval;	     /* seconds */
 	double plan_refresh;	     /* seconds between a probe's fetches */
+	/* Routes to the planner (link coverage, link confirmations), from
+	 * the fabric pollers' tables (store_route.h); 0: none. */
+	int routes;
+	int cover; /* with routes: plan every link between switches */
 	/*
 	 * The master key of test tickets (common/ticket.h), not owned;
 	 * NULL: plans carry no tickets and no responder keys.

@@ -259,6 +259,27 @@ const struct conf_opt collector_conf_opts[] = {
 	 "distinct peers of the bad results that must be fine with others"},
 	{"suspect", "good_results", CONF_INT, S(suspect.good_results), "3", 1,
 	 64, "good results in a row that close a suspect"},
+	{"localize", "enabled", CONF_BOOL, S(localize_enabled), "true", 0, 0,
+	 "attribute judged tests to the links and switches their routes "
+	 "cross and name those at fault (false where traffic does not follow "
+	 "the forwarding tables: adaptive routing)"},
+	{"localize", "cover", CONF_BOOL, S(localize_cover), "true", 0, 0,
+	 "plan so that every directed link between switches carries a test "
+	 "each period (choosing pairs and, with LMC > 0, destination LIDs)"},
+	{"localize", "window_periods", CONF_DOUBLE, S(localize_window), "2",
+	 0.5, 100,
+	 "the planner periods of judged tests localization looks "
+	 "at"},
+	{"localize", "bad_tests", CONF_INT, S(localize_bad), "3", 1, 64,
+	 "bad tests a link or switch must explain to be named"},
+	{"localize", "good_tests", CONF_INT, S(localize_good), "3", 1, 64,
+	 "good tests in a row through a named link or switch that close it"},
+	{"localize", "noise", CONF_DOUBLE, S(localize_noise), "0.01", 0.0001,
+	 0.4, "the share of bad tests a healthy link may see (outliers)"},
+	{"localize", "min_gain", CONF_DOUBLE, S(localize_min_gain), "9", 0.1,
+	 1000,
+	 "the evidence a link or switch needs: the natural log of how "
+	 "much likelier its tests are if it is at fault than if healthy"},
 	HEALTH_OPTS,
 	{0}};
 

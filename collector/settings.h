@@ -67,6 +67,11 @@ struct collector_settings {
 	struct baseline_opts baseline;
 	/* [suspect] (and [planner] confirm_tests): evidence per element */
 	struct evidence_opts suspect;
+	/* [localize]: where in the fabric (docs/collector.md) */
+	int localize_enabled, localize_cover;
+	double localize_window; /* planner periods */
+	long long localize_bad, localize_good;
+	double localize_noise, localize_min_gain;
 	/* [health]: host health verdicts (docs/health.md) */
 	struct health_opts health;
 };

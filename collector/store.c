@@ -8,6 +8,7 @@
 #include "store_int.h"
 #include "store_change.h"
 #include "store_fabric.h"
+#include "store_localize.h"
 #include "log.h"
 #include "map.h"
 #include "schema.h"
@@ -240,6 +241,8 @@ int store_open(const struct store_opts *o, struct store **out)
 	if (!ret)
 		ret = store_regress_prepare(st, o->baseline, o->evidence,
 					    o->group_label);
+	if (!ret && o->baseline)
+		ret = store_localize_open(st, o->localize);
 	if (!ret)
 		ret = store_cache_new(st);
 	if (!ret)
@@ -271,6 +274,7 @@ void store_close(struct store *st)
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->sql[i]);
 	store_tests_finalize(st);
+	store_localize_close(st);
 	store_regress_finalize(st);
 	store_health_finalize(st);
 	if (st->db && sqlite3_close(st->db) != SQLITE_OK)
@@ -355,6 +359,7 @@ void store_rollback(struct store *st)
 	st->in_txn = 0;
 	store_cache_drop(st);
 	store_regress_reset(st);
+	store_localize_drop(st);
 }
 
 int store_retire(struct store *st, const char *host)

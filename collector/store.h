@@ -21,6 +21,7 @@
 
 struct baseline_opts;
 struct evidence_opts;
+struct store_localize_opts;
 struct health_opts;
 struct report;
 struct store;
@@ -38,6 +39,8 @@ struct store_opts {
 	/* evidence per element and suspects (store_evidence.h); NULL: none */
 	const struct evidence_opts *evidence;
 	const char *group_label; /* probe label naming a host's group */
+	/* where in the fabric (store_localize.h); NULL: off */
+	const struct store_localize_opts *localize;
 	/* host health verdicts (store_health.h); NULL: not judged */
 	const struct health_opts *health;
 	/* What one host's results may add (store_results(); docs/api.md) */

@@ -14,6 +14,7 @@
 #include "store_evidence_int.h"
 #include "store_health.h"
 #include "store_int.h"
+#include "store_localize.h"
 #include "store_regress_int.h"
 #include "testapi.h"
 
@@ -38,6 +39,13 @@ static int ev_touch(struct store_evidence *ev, int64_t id)
 	}
 	ev->touched[ev->n_touched++] = id;
 	return 0;
+}
+
+int store_evidence_touch(struct store *st, int64_t element)
+{
+	struct store_evidence *ev = store_regress_evidence(st);
+
+	return ev ? ev_touch(ev, element) : 0;
 }
 
 /* One end of a result as an element: port (@port > 0) or device (0). */
@@ -280,6 +288,11 @@ static int ev_peers(struct store *st, struct store_evidence *ev,
 		if (ret)
 			return ret;
 	}
+	/* a link or switch suspect on its path (store_localize.h) */
+	for (size_t i = 0; i < n; i++)
+		if (r[i].bad && !r[i].explained)
+			r[i].explained = store_localize_explains(st, self->id,
+								 r[i].started);
 	return 0;
 }
 

@@ -41,6 +41,13 @@ int store_evidence_add(struct store *st, const char *host,
 		       const struct testapi_result *t, enum baseline_metric m,
 		       double value, double baseline, int bad, double now);
 
+/*
+ * store_evidence_touch() - judge element @element (an id of table element)
+ * again at the next flush: what explains its results changed (a link or
+ * switch suspect opened or closed on their paths, store_localize.h).
+ */
+int store_evidence_touch(struct store *st, int64_t element);
+
 /* Judge what store_evidence_add() touched; open and close suspects. */
 int store_evidence_flush(struct store *st, double now);
 

@@ -107,10 +107,11 @@ struct store {
 	struct map *caps;	/* host -> struct tcap (store_tests.c) */
 	char last_error[160];	/* sqlite3_errmsg of the last failure */
 
-	struct store_fabric *fabric; /* store_fabric.c */
-	struct store_route *route;   /* store_route.c */
-	struct store_health *health; /* store_health.c; NULL: off */
-	sqlite3_stmt *change[2];     /* store_change.c; NULL: no table */
+	struct store_fabric *fabric;	 /* store_fabric.c */
+	struct store_route *route;	 /* store_route.c */
+	struct store_localize *localize; /* store_localize.c; NULL: off */
+	struct store_health *health;	 /* store_health.c; NULL: off */
+	sqlite3_stmt *change[2];	 /* store_change.c; NULL: no table */
 	size_t put_rows; /* device/port rows the report being put wrote */
 };
 

@@ -7,6 +7,7 @@
  */
 #include "store_int.h"
 #include "store_tests.h"
+#include "testapi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -140,6 +141,9 @@ static int tp_ports(struct store *st, struct tprobes *t)
 		pt->state = sqlite3_column_int(s, 2);
 		pt->link_layer = tp_col(t, s, 3, &oom);
 		pt->subnet_prefix = tp_col(t, s, 4, &oom);
+		if (sqlite3_column_int64(s, 6) > 0 &&
+		    sqlite3_column_int64(s, 6) <= TESTAPI_LID_MAX)
+			pt->lid = (unsigned)sqlite3_column_int64(s, 6);
 		ret = oom ? -ENOMEM
 			  : tp_pkeys(t, pt,
 				     (const char *)sqlite3_column_text(s, 5));
@@ -217,6 +221,8 @@ static int plan_insert(struct store *st, const struct planner_plan *plan,
 	sqlite3_bind_double(s, 12, period_start + t->not_before);
 	sqlite3_bind_double(s, 13, period_start + t->deadline);
 	sqlite3_bind_int(s, 14, t->confirm);
+	if (t->dlid)
+		sqlite3_bind_int(s, 15, (int)t->dlid);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc;
@@ -255,6 +261,13 @@ static json_t *cov_text(sqlite3_stmt *s, int col)
 	const unsigned char *v = sqlite3_column_text(s, col);
 
 	return v ? json_string((const char *)v) : json_null();
+}
+
+static json_t *cov_int(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL
+		       ? json_null()
+		       : json_integer(sqlite3_column_int64(s, col));
 }
 
 static json_t *cov_port(sqlite3_stmt *s, int col)
@@ -307,6 +320,8 @@ static int cov_pairs(struct store *st, unsigned long long period, json_t *pairs,
 			json_object_set_new(
 				o, "confirm",
 				json_boolean(sqlite3_column_int(s, 13)));
+		if (o)
+			json_object_set_new(o, "dlid", cov_int(s, 14));
 		if (o)
 			json_object_set_new(
 				o, "last_measured",

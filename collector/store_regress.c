@@ -14,12 +14,15 @@
  *   4. a result that is neither bad nor taken while a regression is open
  *      feeds the link's baseline and its two ports' pools;
  *   5. a judged result is evidence about the ports and devices of both
- *      ends (store_evidence.h), whatever this link's history.
+ *      ends (store_evidence.h), whatever this link's history, and a
+ *      test of the links and switches its data crossed
+ *      (store_localize.h).
  */
 #include "store_regress_int.h"
 #include "expected.h"
 #include "store_evidence.h"
 #include "store_int.h"
+#include "store_localize.h"
 #include "testapi.h"
 
 #include <errno.h>
@@ -155,7 +158,10 @@ int store_regress_flush(struct store *st, double now)
 	for (size_t i = 0; !ret && i < rg->n_dirty; i++)
 		ret = regress_suspects(st, rg->dirty[i].profile,
 				       rg->dirty[i].metric, now);
-	/* after the group pairs: they explain bad results between groups */
+	/* after the group pairs, and the link and switch suspects
+	 * (store_localize.h): they explain bad results of the elements */
+	if (!ret)
+		ret = store_localize_flush(st, now);
 	if (!ret)
 		ret = store_evidence_flush(st, now);
 	store_regress_reset(st);
@@ -842,6 +848,9 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 	if (!ret && j->bad >= 0)
 		ret = store_evidence_add(st, l->host, l->t, l->metric, l->value,
 					 j->b.b.median, j->bad, now);
+	if (!ret && j->bad >= 0)
+		ret = store_localize_add(st, l->host, l->t, l->metric, l->value,
+					 j->b.b.median, j->bad, now);
 	if (!ret && !j->was_open && j->bad != 1)
 		ret = feed(st, j, from, now);
 	if (!ret)
@@ -852,26 +861,19 @@ static int regress_one(struct store *st, struct rlink *l, double now)
 	return ret > 0 ? 0 : ret;
 }
 
-static int regress_ends(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && !strcmp(s + n - k, suffix);
-}
-
 /*
  * Does @test measure @metric? Probes of 0.1.0 before this check sent a
  * bandwidth of 0 with every latency test (the probe now sends none), which
  * would give the link a bandwidth baseline of 0 and series for it; the
- * test type says which figure is the link's. A test named neither *_bw
- * nor *_lat is judged by whatever figures it carries.
+ * test's kind (the test API's one classifier) says which figure is the
+ * link's. A test it does not know is judged by whatever figures it
+ * carries.
  */
 static int regress_measures(const char *test, enum baseline_metric metric)
 {
-	if (!test || !(regress_ends(test, "_bw") || regress_ends(test, "_lat")))
-		return 1;
-	return regress_ends(test,
-			    metric == BASELINE_BANDWIDTH ? "_bw" : "_lat");
+	return testapi_test_measures(test, metric == BASELINE_BANDWIDTH
+						   ? TESTAPI_METRIC_BANDWIDTH
+						   : TESTAPI_METRIC_LATENCY);
 }
 
 int store_regress_result(struct store *st, const char *host,

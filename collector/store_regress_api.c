@@ -7,6 +7,7 @@
  * a prune step changed which links are in regression.
  */
 #include "store_evidence.h"
+#include "store_localize.h"
 #include "store_int.h"
 #include "store_regress_int.h"
 
@@ -76,6 +77,9 @@ int store_regress_retire(struct store *st, const char *host, double now,
 	if (!ret)
 		ret = store_evidence_retire(st, host, now, &n);
 	*changes += n;
+	if (!ret)
+		ret = store_localize_retire(st, host, &n);
+	*changes += ret ? 0 : n;
 	return ret ? ret : reinfer_all(st, now);
 }
 
@@ -123,6 +127,14 @@ int store_regress_prune(struct store *st, double now, double cutoff,
 						  &n[4]);
 	if (ret > 0)
 		ret = 0;
+	if (!ret) {
+		size_t k = 0;
+
+		ret = store_localize_prune(st, stale, cutoff, batch, &k);
+		more |= ret > 0;
+		ret = ret > 0 ? 0 : ret;
+		n[4] += k;
+	}
 	if (!ret && (n[0] || n[1]))
 		ret = reinfer_all(st, now);
 	if (ret)
@@ -190,13 +202,22 @@ static int rows_json(struct store *st, const char *sql, double a, size_t max,
 	"threshold, baseline_source, figure, worst, last, bad_results, "       \
 	"results FROM regression "
 
-/* A device's "port" is null: it is every port of the device. */
+/* A device's "port" is null: it is every port of the device. Links and
+ * switches (schema 9, store_localize.h) have no host: their ends. */
 #define SUS_COLS                                                               \
 	"id, kind, host, device, CASE WHEN kind = 'device' THEN NULL ELSE "    \
 	"port END AS port, profile, metric, since, first_bad, opened, "        \
 	"closed, close_reason AS reason, judged_results, bad_results, "        \
 	"good_results, peers_bad, peers_exonerating, baseline, figure, "       \
-	"worst, last FROM suspect "
+	"worst, last, NULL AS a_node_guid, NULL AS a_node_desc, NULL AS "      \
+	"a_port, NULL AS b_node_guid, NULL AS b_node_desc, NULL AS b_port, "   \
+	"NULL AS confidence, NULL AS counters FROM suspect "
+#define FSUS_COLS                                                              \
+	"id, kind, NULL, NULL, NULL, profile, metric, since, first_bad, "      \
+	"opened, closed, close_reason, bad_tests + good_tests, bad_tests, "    \
+	"good_tests, NULL, NULL, baseline, figure, worst, last, a_node_guid, " \
+	"a_node_desc, a_port, b_node_guid, b_node_desc, b_port, confidence, "  \
+	"counters FROM fabric_suspect "
 
 static const struct {
 	const char *key, *sql;
@@ -222,12 +243,14 @@ static const struct {
 	 "group_b LIMIT ?2",
 	 API_MAX_SUSPECT, 0},
 	{"suspects",
-	 "SELECT " SUS_COLS "WHERE closed IS NULL ORDER BY since, kind, host, "
-	 "device, port LIMIT ?2",
+	 "SELECT " SUS_COLS "WHERE closed IS NULL UNION ALL SELECT " FSUS_COLS
+	 "WHERE closed IS NULL ORDER BY since, kind, host, device, port, "
+	 "a_node_guid, a_port LIMIT ?2",
 	 API_MAX_SUSPECT, 0},
 	{"suspects_closed",
 	 "SELECT " SUS_COLS "WHERE closed IS NOT NULL AND closed >= ?1 "
-	 "ORDER BY closed DESC, id DESC LIMIT ?2",
+	 "UNION ALL SELECT " FSUS_COLS "WHERE closed IS NOT NULL AND closed "
+	 ">= ?1 ORDER BY closed DESC, kind, id DESC LIMIT ?2",
 	 API_MAX_CLOSED, 1},
 	{"under_expected",
 	 "SELECT a_host AS host, a_device AS device, a_port AS port, b_host "

@@ -89,8 +89,9 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"WHERE pp.probe_id = p.id) FROM probe p ORDER BY p.host",
 	[TSQL_PORTS_LOAD] =
 		"SELECT pp.device, pp.port, pp.state, pp.link_layer, "
-		"pp.subnet_prefix, pp.pkeys FROM probe_port pp JOIN probe p ON "
-		"p.id = pp.probe_id ORDER BY p.host, pp.device, pp.port",
+		"pp.subnet_prefix, pp.pkeys, pp.lid FROM probe_port pp JOIN "
+		"probe p ON p.id = pp.probe_id ORDER BY p.host, pp.device, "
+		"pp.port",
 	[TSQL_PLAN_DEL] =
 		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
 	/* columns named: schema/005_evidence.sql adds "confirm" */
@@ -98,18 +99,19 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"INSERT OR IGNORE INTO plan_entry (id, period, profile, "
 		"a_host, "
 		"a_device, a_port, b_host, b_device, b_port, group_a, group_b, "
-		"not_before, deadline, confirm) VALUES (?1, ?2, ?3, ?4, ?5, "
-		"?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		"not_before, deadline, confirm, dlid) VALUES (?1, ?2, ?3, ?4, "
+		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[TSQL_COVER_PAIRS] =
 		"SELECT p.id, p.profile, p.a_host, p.a_device, p.a_port, "
 		"p.b_host, p.b_device, p.b_port, p.group_a, p.group_b, "
 		"p.not_before, p.deadline, coalesce(" PAIR_LAST(
-			"a", "b") ", " PAIR_LAST("b",
-						 "a") "), p.confirm FROM "
-						      "plan_entry p "
-						      "WHERE p.period = ?1 "
-						      "ORDER BY p.a_host, "
-						      "p.not_before",
+			"a",
+			"b") ", " PAIR_LAST("b",
+					    "a") "), p.confirm, p.dlid FROM "
+						 "plan_entry p "
+						 "WHERE p.period = ?1 "
+						 "ORDER BY p.a_host, "
+						 "p.not_before",
 	[TSQL_COVER_PORTS] =
 		"SELECT host, device, port, last FROM (SELECT p.host, "
 		"pp.device, pp.port, max(coalesce((SELECT max(started) FROM "

@@ -231,6 +231,14 @@ int route_path_from(const struct route_net *n, uint32_t node, unsigned port,
 		    size_t errlen);
 
 /*
+ * route_lft_get() - the egress port switch @node's table gives @lid (0: the
+ * switch itself, ROUTE_PORT_NONE: no entry, or a LID beyond the table's
+ * top). -ENODATA when the switch has no table, -EINVAL for a node out of
+ * range or not a switch, or a net not finished. No allocation.
+ */
+int route_lft_get(const struct route_net *n, uint32_t node, unsigned lid);
+
+/*
  * route_path_links() - the directed links @p crosses, in order, into
  * @out (room for ROUTE_MAX_HOPS + 1): source port -> first switch (when
  * the source is a CA port), switch -> switch, last switch -> destination

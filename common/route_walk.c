@@ -284,3 +284,17 @@ size_t route_path_links(const struct route_path *p, struct route_link *out)
 	}
 	return k;
 }
+
+int route_lft_get(const struct route_net *n, uint32_t node, unsigned lid)
+{
+	const struct rnode *sw;
+
+	if (!n->finished || node >= n->n_nodes)
+		return -EINVAL;
+	sw = &n->nodes[node];
+	if (sw->type != ROUTE_SWITCH)
+		return -EINVAL;
+	if (!sw->lft)
+		return -ENODATA;
+	return lid <= sw->lft_top ? sw->lft[lid] : ROUTE_PORT_NONE;
+}

@@ -296,10 +296,16 @@ static int rx_outcome(struct jdec *d, const json_t *o, struct testapi_result *r)
 
 static int rx_params(struct jdec *d, const json_t *o, struct testapi_result *r)
 {
+	size_t old;
 	json_t *p;
 	int ret = jdec_obj(d, o, "params", 0, &p);
 
 	if (ret || !p)
+		return ret;
+	old = jdec_key(d, "params");
+	ret = testapi_params_check(d, p);
+	jdec_pop(d, old);
+	if (ret)
 		return ret;
 	r->params = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!r->params)

@@ -106,6 +106,66 @@ const char *testapi_outcome_name(enum testapi_outcome o);
 /* The outcome named @name: 0 with *@out set, or -EINVAL. */
 int testapi_outcome_parse(const char *name, enum testapi_outcome *out);
 
+/* ---- Test kinds: what a test measures and where its data flows ---- */
+
+/* The metric that judges a test. */
+enum testapi_metric {
+	TESTAPI_METRIC_NONE = 0, /* unknown test: judged by its figures */
+	TESTAPI_METRIC_BANDWIDTH,
+	TESTAPI_METRIC_LATENCY,
+};
+
+/* Where a test's data flows (bits): what a route attribution follows. */
+#define TESTAPI_FLOW_FORWARD 1u /* initiator to responder (write, send) */
+#define TESTAPI_FLOW_REVERSE 2u /* responder to initiator (read) */
+#define TESTAPI_FLOW_BOTH 3u	/* round trips, atomics, bidirectional */
+
+struct testapi_kind {
+	enum testapi_metric metric;
+	unsigned flow; /* TESTAPI_FLOW_* */
+};
+
+/*
+ * testapi_test_kind() - the one classifier of test names: *_bw tests are
+ * judged on bandwidth, *_lat tests on latency; write and send move data
+ * from the initiator to the responder, read the other way, and round
+ * trips (every latency test, the atomics) and @bidirectional tests both
+ * ways. Returns 0, or -ENOENT for a name it does not know (then metric
+ * NONE and flow BOTH: the caller's safest guess).
+ */
+int testapi_test_kind(const char *test, int bidirectional,
+		      struct testapi_kind *out);
+
+/*
+ * testapi_test_measures() - 1 when a result of @test is judged on metric
+ * @m: its kind's metric, or any metric for a test this table does not
+ * know (judged by whatever figures it carries).
+ */
+int testapi_test_measures(const char *test, enum testapi_metric m);
+
+#define TESTAPI_LID_MAX 0xBFFF	  /* the highest unicast LID */
+#define TESTAPI_PARAM_DLID "dlid" /* params key: the DLID the test sent to */
+
+/*
+ * The typed fields of a result's params (the rest is free JSON the probe
+ * adds for the operator's eyes): the message size, QPs, the path MTU,
+ * both directions at once, a loopback self-test, and the destination LID
+ * the initiator sent to when the plan chose one (LMC > 0; docs/api.md).
+ */
+struct testapi_params {
+	int64_t size, qps, mtu; /* -1: unknown */
+	int bidirectional, selftest;
+	unsigned dlid; /* 0: not chosen (the responder's base LID) */
+};
+
+/*
+ * testapi_params_decode() - the typed fields of params @json (a JSON
+ * object as text; NULL: all unknown). A field that is absent or out of
+ * its range stays unknown, so the params of any older probe decode.
+ * Returns 0, or -EINVAL when @json is not a JSON object.
+ */
+int testapi_params_decode(const char *json, struct testapi_params *out);
+
 /* ---- POST /api/v1/results ---- */
 
 /* One test result. */
@@ -235,7 +295,10 @@ struct testapi_plan_test {
 	char *peer_host, *peer_address; /* address: where its responder is */
 	unsigned peer_port;		/* the responder's TCP port */
 	char *peer_device;
-	unsigned peer_port_num;	     /* the peer's HCA port */
+	unsigned peer_port_num; /* the peer's HCA port */
+	/* The destination LID to send to, one of the peer port's 2^LMC
+	 * (InfiniBand, LMC > 0: it chooses the path); 0: its base LID. */
+	unsigned dlid;
 	double not_before, deadline; /* epoch seconds; 0 unknown */
 	int has_ticket;
 	struct testapi_ticket ticket;

@@ -41,6 +41,13 @@ void testapi_set_str(json_t *o, const char *key, const char *s);
 /* Set @key of @o to @s, or to null when @s is NULL or "". */
 void testapi_set_str_or_null(json_t *o, const char *key, const char *s);
 
+/*
+ * testapi_params_check() - the typed params fields a result may carry
+ * (testapi.h) must hold their ranges when present: "dlid" an integer in
+ * [1, TESTAPI_LID_MAX]. 0 or -EINVAL with the path in @d.
+ */
+int testapi_params_check(struct jdec *d, const json_t *p);
+
 /* @o as compact JSON text in *@out (freed here); 0 or -ENOMEM. */
 int testapi_dump(json_t *o, char **out);
 

@@ -60,6 +60,9 @@ static json_t *pl_test_json(const struct testapi_plan_test *t)
 	if (t->peer_port_num)
 		json_object_set_new(peer, "port_num",
 				    json_integer(t->peer_port_num));
+	if (t->dlid)
+		json_object_set_new(peer, TESTAPI_PARAM_DLID,
+				    json_integer(t->dlid));
 	json_object_set_new(o, "peer", peer);
 	pl_set_num(o, "not_before", t->not_before);
 	pl_set_num(o, "deadline", t->deadline);
@@ -197,6 +200,9 @@ static int pl_peer(struct jdec *d, const json_t *o, struct testapi_plan_test *t)
 			       &t->peer_device);
 	if (!ret)
 		ret = testapi_uint(d, e, "port_num", 255, 0, &t->peer_port_num);
+	if (!ret)
+		ret = testapi_uint(d, e, TESTAPI_PARAM_DLID, TESTAPI_LID_MAX, 0,
+				   &t->dlid);
 	return ret;
 }
 

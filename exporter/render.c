@@ -7,6 +7,7 @@
  */
 #include "render.h"
 #include "fabric_snap.h"
+#include "fabric_suspect.h"
 #include "health.h"
 #include "log.h"
 
@@ -151,6 +152,7 @@ int render_families(const struct snapshot *sn, const struct render_self *self,
 	fabric_render(e, sn);
 	results_render(e, sn->results);
 	regress_render(e, sn->regress);
+	fsus_render(e, sn->fsus);
 	health_render(e, sn->health);
 	expo_set_family_cap(e, 0); /* the exporter's own: a handful each */
 	render_self_metrics(e, self, &scratch);

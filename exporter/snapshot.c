@@ -9,6 +9,7 @@
 #include "snapshot.h"
 #include "dbread.h"
 #include "fabric_snap.h"
+#include "fabric_suspect.h"
 #include "health.h"
 #include "fnv.h"
 #include "shard.h"
@@ -446,6 +447,8 @@ int snapshot_read(sqlite3 *db, const struct snap_opts *o, struct snapshot **out,
 	if (!ret)
 		ret = fabric_read(db, o, sn, err, errlen);
 	if (!ret)
+		ret = fsus_read(db, o, &sn->fsus, err, errlen);
+	if (!ret)
 		ret = health_read(db, o->shard, o->shards, &sn->health, err,
 				  errlen);
 out:
@@ -469,6 +472,7 @@ void snapshot_free(struct snapshot *s)
 	results_free(s->results);
 	regress_free(s->regress);
 	fabric_snap_free(s->fabric);
+	fsus_free(s->fsus);
 	health_snap_free(s->health);
 	free(s);
 }

@@ -62,6 +62,7 @@ struct snapshot {
 	struct results *results;    /* fabric tests (results.h) */
 	struct regress *regress;    /* baselines, regressions (regress.h) */
 	struct fabric_snap *fabric; /* fabric_snap.h */
+	struct fsus *fsus;	    /* fabric_suspect.h */
 	struct health_snap *health; /* host verdicts (health.h) */
 };
 

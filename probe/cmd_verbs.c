@@ -174,6 +174,7 @@ enum {
 	OPT_VERIFY,
 	OPT_PEER_DEVICE,
 	OPT_PEER_IB_PORT,
+	OPT_DLID,
 };
 
 /* Device, port, addressing and output: both commands. */
@@ -226,6 +227,9 @@ static const struct cli_flag run_flags[] = {
 	 "the responder's device (default: its own choice)"},
 	{"peer-ib-port", 0, "N", NULL, OPT_PEER_IB_PORT,
 	 "the responder's port (default: its own choice)"},
+	{"dlid", 0, "LID", NULL, OPT_DLID,
+	 "InfiniBand: send to this of the responder port's LIDs (LMC > 0: "
+	 "its path)"},
 	VERBS_COMMON_FLAGS,
 	{"sl", 0, "N", NULL, OPT_SL, "service level 0..15"},
 	{"tclass", 0, "N", NULL, OPT_TCLASS, "traffic class 0..255"},
@@ -387,6 +391,7 @@ static const struct num_opt num_opts[] = {
 	{OPT_OUTS, false, NUM_UINT, 1, 255, P(rd_atomic)},
 	{OPT_INTERVAL, false, NUM_DBL, 0.001, 60, P(interval_s)},
 	{OPT_PEER_IB_PORT, false, NUM_UINT, 1, 254, P(peer_ib_port)},
+	{OPT_DLID, false, NUM_UINT, 1, 49151, P(dlid)},
 	{OPT_MAX_SIZE, true, NUM_U32, 1, 1u << 30, L(max_size)},
 	{OPT_MAX_QPS, true, NUM_UINT, 1, 64, L(max_qps)},
 	{OPT_MAX_DURATION, true, NUM_DBL, 0.2, 86400, L(max_duration_s)},

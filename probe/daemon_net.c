@@ -242,6 +242,7 @@ static int net_plan_entry(struct daemon *d, const char *host,
 	snprintf(j->peer_device, sizeof(j->peer_device), "%s",
 		 net_str(t->peer_device));
 	j->peer_ib_port = t->peer_port_num;
+	j->dlid = t->dlid;
 	j->deadline = t->deadline;
 	e->start_at = t->not_before;
 	net_plan_ticket(host, t, j);

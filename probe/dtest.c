@@ -113,6 +113,7 @@ int dtest_params(const struct dtest_job *job, const char *sysfs_root,
 		snprintf(p->peer_device, sizeof(p->peer_device), "%s",
 			 job->peer_device);
 		p->peer_ib_port = job->peer_ib_port;
+		p->dlid = job->dlid;
 		/* A plan entry's ticket (control protocol v3); @job outlives
 		 * @p. */
 		if (job->has_ticket)
@@ -168,7 +169,9 @@ static void dtest_figures(double *fig, const struct vt_result *res)
 {
 	const struct vt_side *s = &res->local;
 
-	if (!vt_test_is_lat(res->test)) {
+	/* the test API's one classifier says which figure judges it */
+	if (testapi_test_measures(vt_test_name(res->test),
+				  TESTAPI_METRIC_BANDWIDTH)) {
 		fig[TESTAPI_FIG_BW_AVG] = s->bw_avg_Bps;
 		fig[TESTAPI_FIG_BW_PEAK] = s->bw_peak_Bps;
 		fig[TESTAPI_FIG_BW_MIN] = s->bw_min_Bps;
@@ -207,6 +210,10 @@ static json_t *dtest_params_json(const struct dtest_job *job,
 				    json_integer(res->used.pkey));
 		json_object_set_new(o, "used_iters",
 				    json_integer(res->used.iters));
+		/* typed (testapi.h): which of the peer's LIDs, when chosen */
+		if (res->used.dlid)
+			json_object_set_new(o, TESTAPI_PARAM_DLID,
+					    json_integer(res->used.dlid));
 	}
 	return o;
 }

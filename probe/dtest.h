@@ -28,6 +28,7 @@ struct dtest_job {
 	char peer_port[8];
 	char peer_device[PROBE_NAME_MAX]; /* "": unknown */
 	unsigned peer_ib_port;
+	unsigned dlid;	 /* the plan's destination LID; 0: none */
 	bool selftest;	 /* loopback on this host's own device */
 	double deadline; /* epoch seconds; 0: none */
 	bool has_ticket; /* a plan entry's ticket for its responder */

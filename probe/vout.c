@@ -196,6 +196,8 @@ static json_t *json_params(const struct vt_used *u)
 	json_object_set_new(o, "remote_gid_index",
 			    json_integer(u->remote_gid_index));
 	json_object_set_new(o, "remote_pkey", json_integer(u->remote_pkey));
+	if (u->dlid)
+		json_object_set_new(o, "dlid", json_integer(u->dlid));
 	return o;
 }
 

@@ -114,12 +114,15 @@ def parse_sets(sets):
     return out
 
 
-def write(out_dir, fabric, keys, schema_dir):
-    """collector.ini and tokens under @out_dir; returns the config path."""
+def write(out_dir, fabric, keys, schema_dir, extra_tokens=()):
+    """collector.ini and tokens under @out_dir (and @extra_tokens, (host,
+    token) pairs: a fabric poller's); returns the config path."""
     tokens = os.path.join(out_dir, "tokens")
     with open(tokens, "w") as f:
         for h in fabric.hosts:
             f.write("%s %s\n" % (h.name, h.token))
+        for host, tok in extra_tokens:
+            f.write("%s %s\n" % (host, tok))
     os.chmod(tokens, 0o600)
     base = {"collector.listen": "127.0.0.1", "collector.port": "0",
             "collector.db": os.path.join(out_dir, "ibpulse.db"),

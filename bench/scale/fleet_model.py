@@ -257,9 +257,11 @@ class Fabric:
         evidence = [f for f in hit if (f.kind == "lat") != bw_test]
         return r, ([] if r["busy"] else evidence)
 
-    def result(self, a, b, profile, plan_id, started, duration, rng, o):
+    def result(self, a, b, profile, plan_id, started, duration, rng, o,
+               entry=None):
         """One result as the daemon posts it (docs/api.md, POST
-        /api/v1/results), and the faults it is evidence of."""
+        /api/v1/results), and the faults it is evidence of. @entry: the
+        plan entry it ran (a routed model reads its DLID)."""
         fig, hit = self.figures(a, b, profile, rng, o)
         p = PROFILES[profile]
         params = {"test": p["test"], "size": p["size"], "qps": p["qps"],

@@ -168,7 +168,7 @@ class Driver:
         self.stats.started += 1
         dur = self.length.get(t["profile"], 1.0)
         r, hit = self.fabric.result(a, b, t["profile"], t["id"], start, dur,
-                                    self.rng, self.a)
+                                    self.rng, self.a, entry=t)
         self.evidence(a, b, hit, start)
         task = asyncio.current_task()
         self.inflight.add(task)

@@ -32,8 +32,13 @@ class Suspect:
         self.ident = ident
         self.kind, self.host, self.device, self.port = ident[:4]
         self.profile, self.metric, self.since = ident[4:]
+        # a link between switches and a switch (issue 19) are named by
+        # the switch (its description) and the port the traffic leaves
         self.key = (("port", self.host, self.device, self.port)
                     if self.kind == "port" else
+                    ("fabric_link", self.host, self.port)
+                    if self.kind == "fabric_link" else
+                    ("switch", self.host) if self.kind == "switch" else
                     ("device", self.host, self.device))
         self.entry = entry
         self.first_seen = now
@@ -58,9 +63,16 @@ def _entries(ans, source):
         for lst, into in ((ans.get("suspects") or [], out),
                           (ans.get("suspects_closed") or [], None)):
             for e in lst:
-                port = e.get("port") if e.get("kind") == "port" else None
-                ident = (e.get("kind"), e.get("host"), e.get("device"), port,
-                         e.get("profile"), e.get("metric"), e.get("since"))
+                kind = e.get("kind")
+                if kind in ("fabric_link", "switch"):
+                    ident = (kind, e.get("a_node_desc"), None,
+                             e.get("a_port"), e.get("profile"),
+                             e.get("metric"), e.get("since"))
+                else:
+                    port = e.get("port") if kind == "port" else None
+                    ident = (kind, e.get("host"), e.get("device"), port,
+                             e.get("profile"), e.get("metric"),
+                             e.get("since"))
                 if into is None:
                     closed[ident] = e.get("closed")
                 else:

@@ -133,6 +133,17 @@ static int request(struct vsess *s, const struct vt_params *p,
 	return 0;
 }
 
+/* The DLID the plan chose, when the path toward the peer took it. */
+static unsigned chosen_dlid(const struct vsess *s, const struct vt_params *p)
+{
+	struct veng_path vp = {
+		.ethernet = s->dev->pattr.link_layer == IBV_LINK_LAYER_ETHERNET,
+		.dlid = p->dlid,
+	};
+
+	return p->dlid && veng_dlid(&vp, &s->remote) == p->dlid ? p->dlid : 0;
+}
+
 static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 {
 	struct veng_cfg cfg = {
@@ -150,6 +161,7 @@ static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 			? s->dev->max_rd_atomic
 			: s->remote.rd_atomic;
 	cfg.rd_atomic = s->rd;
+	cfg.dlid = p->dlid;
 	rc = veng_new(s->dev, &cfg, &s->eng, why, sizeof(why));
 	if (!rc)
 		rc = veng_connect(s->eng, &s->remote, s->mtu, p->sl, p->tclass,
@@ -162,6 +174,7 @@ static int build(struct vsess *s, const struct vt_params *p, struct vt_used *u)
 		return vsess_fail(s, rc, "%s", why);
 	}
 	u->inline_size = s->eng->cfg.inline_size;
+	u->dlid = chosen_dlid(s, p);
 	if (u->verify && p->test != VT_READ_BW)
 		veng_fill(s->eng, false);
 	veng_endpoint(s->eng, &s->local);

@@ -69,6 +69,9 @@ struct veng_cfg {
 	unsigned inline_size;
 	unsigned rd_atomic; /* outstanding reads/atomics issued */
 	bool ud;	    /* unreliable datagram QPs instead of RC */
+	/* Client: the LID to send to on InfiniBand, one of the peer port's
+	 * 2^LMC (a plan's choice of path); 0: the LID its endpoint gives. */
+	unsigned dlid;
 };
 
 struct veng {
@@ -85,6 +88,32 @@ struct veng {
 	uint32_t *psn;
 	struct ibv_ah *ah; /* UD: the way to the peer, after veng_connect() */
 };
+
+/*
+ * Paths: what points a QP at its peer (vah.c, pure). @ethernet: the local
+ * port is RoCE, where the GID in a GRH routes and a DLID means nothing.
+ */
+struct veng_path {
+	bool ethernet;
+	unsigned port;	    /* the local port */
+	unsigned gid_index; /* the local GID, for a GRH */
+	unsigned sl, tclass;
+	unsigned dlid; /* veng_cfg.dlid */
+};
+
+/*
+ * veng_dlid() - the DLID a test sends to: @p->dlid when it is one of the
+ * LIDs a port with base LID @r->lid may own (LMC <= 7), else @r->lid; 0
+ * on RoCE or toward a peer without a LID (routed by GID).
+ */
+unsigned veng_dlid(const struct veng_path *p, const struct ctrl_endpoint *r);
+/* The address vector toward @r (RC RTR, UD address handles). */
+void veng_ah_attr(const struct veng_path *p, const struct ctrl_endpoint *r,
+		  struct ibv_ah_attr *ah);
+/* RC QP @i's RTR attributes toward @r; returns the ibv_modify_qp mask. */
+int veng_rtr_attr(const struct veng_path *p, const struct ctrl_endpoint *r,
+		  unsigned i, enum ibv_mtu mtu, unsigned dest_rd,
+		  struct ibv_qp_attr *a);
 
 int veng_new(struct vdev *dev, const struct veng_cfg *cfg, struct veng **out,
 	     char *err, size_t errlen);

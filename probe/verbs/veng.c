@@ -214,42 +214,32 @@ void veng_endpoint(const struct veng *e, struct ctrl_endpoint *ep)
 	}
 }
 
-/* The path to the peer: RoCE always routes by GID, IB only off-subnet. */
-static void fill_ah(const struct veng *e, const struct ctrl_endpoint *r,
-		    unsigned sl, unsigned tclass, struct ibv_ah_attr *ah)
+/* This engine's path toward its peer (vah.c): RoCE always routes by GID,
+ * InfiniBand by LID (the plan's DLID when it chose one). */
+static void path_of(const struct veng *e, unsigned sl, unsigned tclass,
+		    struct veng_path *p)
 {
-	memset(ah, 0, sizeof(*ah));
-	ah->dlid = r->lid;
-	ah->sl = (uint8_t)sl;
-	ah->port_num = (uint8_t)e->dev->port;
-	if (e->dev->pattr.link_layer == IBV_LINK_LAYER_ETHERNET || !r->lid) {
-		ah->is_global = 1;
-		memcpy(ah->grh.dgid.raw, r->gid, 16);
-		ah->grh.sgid_index = (uint8_t)e->dev->gid_index;
-		ah->grh.hop_limit = 64;
-		ah->grh.traffic_class = (uint8_t)tclass;
-	}
+	*p = (struct veng_path){
+		.ethernet = e->dev->pattr.link_layer == IBV_LINK_LAYER_ETHERNET,
+		.port = e->dev->port,
+		.gid_index = e->dev->gid_index,
+		.sl = sl,
+		.tclass = tclass,
+		.dlid = e->cfg.dlid,
+	};
 }
 
 static int to_rtr(struct veng *e, unsigned i, const struct ctrl_endpoint *r,
 		  enum ibv_mtu mtu, unsigned sl, unsigned tclass,
 		  unsigned dest_rd)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = mtu,
-		.dest_qp_num = r->qpn[i],
-		.rq_psn = r->psn[i],
-		.max_dest_rd_atomic = (uint8_t)dest_rd,
-		.min_rnr_timer = 12,
-	};
+	struct ibv_qp_attr a;
+	struct veng_path p;
+	int mask;
 
-	fill_ah(e, r, sl, tclass, &a.ah_attr);
-	return ibv_modify_qp(e->qp[i], &a,
-			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				     IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER);
+	path_of(e, sl, tclass, &p);
+	mask = veng_rtr_attr(&p, r, i, mtu, dest_rd, &a);
+	return ibv_modify_qp(e->qp[i], &a, mask);
 }
 
 static int to_rts(struct veng *e, unsigned i, unsigned rd)
@@ -276,6 +266,7 @@ static int ud_connect(struct veng *e, const struct ctrl_endpoint *remote,
 {
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR};
 	struct ibv_ah_attr ah;
+	struct veng_path p;
 	unsigned i;
 	int rc;
 
@@ -300,7 +291,8 @@ static int ud_connect(struct veng *e, const struct ctrl_endpoint *remote,
 			return -rc;
 		}
 	}
-	fill_ah(e, remote, sl, tclass, &ah);
+	path_of(e, sl, tclass, &p);
+	veng_ah_attr(&p, remote, &ah);
 	e->ah = ibv_create_ah(e->pd, &ah);
 	if (!e->ah) {
 		rc = errno ? errno : EINVAL;

@@ -104,6 +104,14 @@ struct vt_params {
 	char peer_device[VT_NAME_MAX];
 	unsigned peer_ib_port;
 	/*
+	 * Client only: on InfiniBand, the LID to send to, one of the
+	 * responder port's 2^LMC LIDs (with LMC > 0 the subnet manager
+	 * routes each over its own path: the collector's plan chooses the
+	 * path this way); 0, or a LID outside that range: the responder's
+	 * base LID. RoCE ignores it.
+	 */
+	unsigned dlid;
+	/*
 	 * Client only, NULL: none. With a ticket the client speaks control
 	 * protocol v3 and authenticates with it instead of @secret; its
 	 * claims must name peer_device/peer_ib_port as the responder's port.
@@ -173,6 +181,7 @@ struct vt_used {
 	unsigned remote_gid_index;
 	char remote_gid[48];
 	unsigned remote_pkey;
+	unsigned dlid; /* the LID sent to when vt_params.dlid chose it */
 };
 
 struct vt_result {

@@ -250,6 +250,19 @@ static void test_host_to_host(void **state)
 	assert_int_equal(route_path(n, 1, 1, &p, err, sizeof(err)), 0);
 	assert_int_equal(p.n_hops, 0);
 	assert_int_equal(route_path_links(&p, links), 0);
+	/* one table entry: leaf0 sends h05's LID up to spine0 */
+	assert_int_equal(
+		route_lft_get(n, route_node_find(n, LEAF_GUID(0)), dst),
+		PL + 1);
+	assert_int_equal(
+		route_lft_get(n, route_node_find(n, LEAF_GUID(0)), LEAF_LID(0)),
+		0);
+	assert_int_equal(route_lft_get(n, route_node_find(n, LEAF_GUID(0)),
+				       ROUTE_LID_MAX),
+			 ROUTE_PORT_NONE);
+	assert_int_equal(route_lft_get(n, route_node_find(n, HOST_GUID(0)), 1),
+			 -EINVAL);
+	assert_int_equal(route_lft_get(n, 1u << 20, 1), -EINVAL);
 	route_net_free(n);
 	free(t);
 }

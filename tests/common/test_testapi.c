@@ -65,7 +65,8 @@ static const char plan_wire[] =
 	"\"p1764412800-0000000000000002\",\"profile\":\"lat\",\"local\":{"
 	"\"device\":\"mlx5_0\",\"port\":2},\"peer\":{\"host\":\"node08\","
 	"\"address\":\"10.0.0.8\",\"port\":18515,\"device\":\"mlx5_1\","
-	"\"port_num\":1},\"not_before\":1764413200.5,\"deadline\":1764413230.5}"
+	"\"port_num\":1,\"dlid\":153},\"not_before\":1764413200.5,\"deadline\":"
+	"1764413230.5}"
 	"],\"responder_keys\":[{\"period\":490114,\"key\":\"" KEY_B "\"},{"
 	"\"period\":490115,\"key\":\"" KEY_C "\"}]}";
 
@@ -123,6 +124,7 @@ static void same_plan_test(const struct testapi_plan_test *a,
 	assert_int_equal(a->peer_port, b->peer_port);
 	same_str(a->peer_device, b->peer_device);
 	assert_int_equal(a->peer_port_num, b->peer_port_num);
+	assert_int_equal(a->dlid, b->dlid);
 	same_num(a->not_before, b->not_before);
 	same_num(a->deadline, b->deadline);
 	assert_int_equal(a->has_ticket, b->has_ticket);
@@ -350,6 +352,88 @@ static void test_plan_round_trip(void **state)
 	free(text);
 }
 
+/* The one classifier: metric and data direction of every test name. */
+static void test_kinds(void **state)
+{
+	static const struct {
+		const char *test;
+		int bidir;
+		enum testapi_metric m;
+		unsigned flow;
+	} rows[] = {
+		{"write_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_FORWARD},
+		{"send_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_FORWARD},
+		{"read_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_REVERSE},
+		{"write_bw", 1, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
+		{"read_bw", 1, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
+		{"fadd_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
+		{"write_lat", 0, TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
+		{"read_lat", 0, TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
+		{"ud_send_lat", 0, TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
+	};
+	struct testapi_kind k;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		assert_int_equal(
+			testapi_test_kind(rows[i].test, rows[i].bidir, &k), 0);
+		assert_int_equal(k.metric, rows[i].m);
+		assert_int_equal(k.flow, rows[i].flow);
+	}
+	assert_int_equal(testapi_test_kind("ping", 0, &k), -ENOENT);
+	assert_int_equal(k.metric, TESTAPI_METRIC_NONE);
+	assert_int_equal(k.flow, TESTAPI_FLOW_BOTH);
+	assert_int_equal(testapi_test_kind(NULL, 0, &k), -ENOENT);
+	assert_true(
+		testapi_test_measures("write_bw", TESTAPI_METRIC_BANDWIDTH));
+	assert_false(testapi_test_measures("write_bw", TESTAPI_METRIC_LATENCY));
+	assert_true(testapi_test_measures("send_lat", TESTAPI_METRIC_LATENCY));
+	assert_true(testapi_test_measures("ping", TESTAPI_METRIC_LATENCY));
+}
+
+/* Typed params: an older probe's decode, a DLID is read, junk is not. */
+static void test_params(void **state)
+{
+	struct testapi_params p;
+
+	(void)state;
+	assert_int_equal(testapi_params_decode(NULL, &p), 0);
+	assert_int_equal(p.size, -1);
+	assert_int_equal(p.dlid, 0);
+	/* what probes before routes sent */
+	assert_int_equal(
+		testapi_params_decode("{\"duration\":2.0,\"gid_index\":3,"
+				      "\"iters\":0,\"mtu\":4096,\"pkey\":0,"
+				      "\"qps\":2,\"selftest\":false,"
+				      "\"size\":65536,\"sl\":0,"
+				      "\"test\":\"write_bw\"}",
+				      &p),
+		0);
+	assert_int_equal(p.size, 65536);
+	assert_int_equal(p.qps, 2);
+	assert_int_equal(p.mtu, 4096);
+	assert_int_equal(p.dlid, 0);
+	assert_false(p.bidirectional);
+	assert_false(p.selftest);
+	assert_int_equal(testapi_params_decode("{\"dlid\":154,\"bidirectional\""
+					       ":true,\"selftest\":true}",
+					       &p),
+			 0);
+	assert_int_equal(p.dlid, 154);
+	assert_true(p.bidirectional);
+	assert_true(p.selftest);
+	/* out of range or ill-typed: unknown */
+	assert_int_equal(testapi_params_decode("{\"dlid\":49152,\"size\":0,"
+					       "\"mtu\":\"4096\"}",
+					       &p),
+			 0);
+	assert_int_equal(p.dlid, 0);
+	assert_int_equal(p.size, -1);
+	assert_int_equal(p.mtu, -1);
+	assert_int_equal(testapi_params_decode("[1]", &p), -EINVAL);
+	assert_int_equal(testapi_params_decode("{", &p), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +443,8 @@ int main(void)
 		cmocka_unit_test(test_results_round_trip),
 		cmocka_unit_test(test_reg_round_trip),
 		cmocka_unit_test(test_plan_round_trip),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,6 +245,13 @@ static void test_results_refused(void **state)
 			"results[0].params: must be at most 8192 bytes as "
 			"JSON");
 	}
+	/* the typed params (testapi.h): a DLID is a unicast LID */
+	refused(RESULTS, "\"params\":{\"qps\":1,",
+		"\"params\":{\"dlid\":0,\"qps\":1,",
+		"results[0].params.dlid: must be an integer in [1, 49151]");
+	refused(RESULTS, "\"params\":{\"qps\":1,",
+		"\"params\":{\"dlid\":\"12\",\"qps\":1,",
+		"results[0].params.dlid: must be an integer in [1, 49151]");
 	refused(RESULTS, "\"dropped\":{\"spool_full\":3,\"expired\":0}",
 		"\"dropped\":1", "dropped: must be an object");
 	refused(RESULTS, "\"spool_full\":3", "\"spool_full\":-3",
@@ -440,6 +447,8 @@ static void test_plan_entries_dropped(void **state)
 		      "tests[0].peer.device: must contain only");
 	entry_dropped("\"port_num\":1}", "\"port_num\":0}",
 		      "tests[0].peer.port_num: must be an integer in [1, 255]");
+	entry_dropped("\"port_num\":1}", "\"port_num\":1,\"dlid\":49152}",
+		      "tests[0].peer.dlid: must be an integer in [1, 49151]");
 	entry_dropped("\"not_before\":1764413100.0", "\"not_before\":-1",
 		      "tests[0].not_before: must be a number in [0, 1e+11]");
 	entry_dropped("\"deadline\":1764413130.0", "\"deadline\":\"x\"",

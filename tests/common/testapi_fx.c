@@ -114,6 +114,7 @@ void fx_good_plan(struct testapi_plan *p, struct testapi_plan_test *t,
 		.peer_port = 18515,
 		.peer_device = (char *)"mlx5_1",
 		.peer_port_num = 1,
+		.dlid = 153,
 		.not_before = 1764413200.5,
 		.deadline = 1764413230.5};
 	k[0] = (struct testapi_key){.period = 490114, .key = (char *)KEY_B};

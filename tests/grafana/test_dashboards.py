@@ -14,7 +14,11 @@ baseline; then
     with others (three regressions, node4 named the suspect port);
   - once Prometheus scrapes, node2 -> node5 regresses too (a fifth
     bandwidth regression, opened while Prometheus watched), node0's
-    port moves data and node4's port counts symbol errors.
+    port moves data and node4's port counts symbol errors;
+  - beside them, a fabric poller reports a 16-host fat tree with its
+    forwarding tables (tests/collector/fattree.py) whose hosts (group
+    "fabric") test each other: the link leaf001 port 5 -> spine00 port
+    2 at 50% is named (localization), not the hosts behind it.
 Prometheus scrapes the exporter whole and in two shards at once, so every
 series is there three times: the queries must not count a link twice.
 
@@ -34,8 +38,10 @@ Checked, with the template variables resolved as Grafana resolves them
     figure (the collector's), also when the host filter names only the
     responder; the suspect tables name node4 and leaf0/leaf1; the
     group-by-group matrix holds one cell per measured group pair with
-    the median share of baseline; the stats count 5, 3 and 2 and the
-    regression opened under Prometheus's eyes.
+    the median share of baseline; the stats count 5, 3 and 3 (the
+    suspect link too) and the regression opened under Prometheus's eyes;
+    the fabric tables name the link by both switch ports with its
+    confidence, no switch, and no link left without a test.
 
 usage: test_dashboards.py COLLECTOR EXPORTER SCHEMA_DIR PROMETHEUS
 """
@@ -51,6 +57,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(HERE, "..", "exporter"))
 sys.path.insert(0, os.path.join(HERE, "..", "collector"))
+import fattree  # noqa: E402
 import harness as H  # noqa: E402
 import test_collector as tc  # noqa: E402
 import test_regressions as tr  # noqa: E402
@@ -71,7 +78,8 @@ LAT_GOOD, LAT_BAD = 2e-6, 5e-6
 # no test ran on a busy link or failed, no port is overdue here (those
 # panels are checked in tests/exporter/test_integration.py)
 MAY_BE_EMPTY = {"Busy pairs (latest test)", "Tests on busy links",
-                "Failing pairs (latest test)", "Overdue ports, by name"}
+                "Failing pairs (latest test)", "Overdue ports, by name",
+                "Suspect switches"}
 
 VAR = re.compile(r"\$(\w+)|\$\{(\w+)(?::\w+)?\}")
 LABEL_VALUES = re.compile(r"^label_values\((?:(.+),\s*)?(\w+)\)\s*$")
@@ -99,6 +107,11 @@ class Scenario:
     def __init__(self, tmp):
         self.c = tc.Collector(tmp, tr.CONFIG)
         self.t = time.time() - 1500  # results go forward from here
+        # LIDs from 100: the six probes above all registered LID 10
+        self.tree = fattree.FatTree(4, 4, 2, prefix="f", first_lid=100)
+        with open(self.c.config, "a") as f:
+            for h in [self.tree.host(i) for i in range(16)] + ["poller"]:
+                f.write("%s = %s\n" % (h, tc.token(h)))
 
     def call(self, method, path, body=None, tok=None):
         st, _, data = self.c.request(method, path, body, tok)
@@ -165,6 +178,35 @@ class Scenario:
         H.check([(g["group_a"], g["group_b"])
                  for g in ans["suspect_group_pairs"]] == [("leaf0", "leaf1")],
                 "suspect group pairs: %s" % ans)
+        self.fabric()
+
+    def fabric(self):
+        """The fat tree: its poller's report, its 16 probes, each port's
+        baseline, then four tests through leaf001 -> spine00 at 50%."""
+        tree = self.tree
+        self.call("POST", "/api/v1/report",
+                  tree.report("poller", time.time()), tc.token("poller"))
+        for i in range(16):
+            self.call("POST", "/api/v1/register",
+                      tree.registration(i, group="fabric"),
+                      tc.token(tree.host(i)))
+        for r in range(2):
+            for a in range(16):
+                for k in (5, 9, 13):
+                    b = (a + k) % 16
+                    x, y = (a, b) if r % 2 == 0 else (b, a)
+                    self.post(tree.host(x), tree.host(y), GOOD, "bw")
+        link = tree.up(1, 0)
+        bad = [(a, b) for a in (4, 5, 6, 7) for b in range(16)
+               if link in tree.links(a, b)]
+        for a, b in [bad[0], bad[5], bad[10], bad[15]]:
+            self.post(tree.host(a), tree.host(b), GOOD / 2, "bw")
+        ans = self.call("GET", "/api/v1/regressions", None, tc.ADMIN)
+        sus = [(s["kind"], s["a_node_desc"], s["a_port"], s["b_node_desc"],
+                s["b_port"]) for s in ans["suspects"]
+               if s["kind"] not in ("port", "device")]
+        H.check(sus == [("fabric_link", "leaf001", 5, "spine00", 2)],
+                "the collector's fabric suspects: %s" % sus)
 
     def late(self):
         """While Prometheus scrapes: one more regression, traffic at
@@ -354,7 +396,7 @@ def check_tests_dashboard(prom, sc, dash):
             % sorted(empty - MAY_BE_EMPTY))
     for title, want in (("Links in bandwidth regression", 5),
                         ("Links in latency regression", 3),
-                        ("Suspects and group pairs", 2)):
+                        ("Suspects and group pairs", 3)):
         H.check(only(data[title][0], title) == want, "%s: %s" % (title, data[title]))
     bw_links = UPLINK + [LATE]
     rows = table_rows(data["Open bandwidth regressions"])
@@ -388,6 +430,7 @@ def check_tests_dashboard(prom, sc, dash):
              last(data["Suspect group pairs (uplinks)"][0])] == [("leaf0", "leaf1")],
             "suspect group pairs table")
     check_matrix(data)
+    check_fabric_tables(data)
     # the host filter keeps a link when either end matches: node4 is only
     # ever the responder of the slow links
     by_peer = panel_data(prom, dash, {"host": "node4", "profile": ".*"})
@@ -397,10 +440,28 @@ def check_tests_dashboard(prom, sc, dash):
             "no bandwidth regression at node4")
 
 
+def check_fabric_tables(data):
+    """The suspect link by both switch ports, no switch, full coverage."""
+    rows = [(dict(k), v) for k, v in
+            last(data["Suspect links between switches"][0]).items()]
+    H.check([(d["a_node_desc"], d["a_port"], d["b_node_desc"], d["b_port"],
+              d["profile"]) for d, _ in rows] ==
+            [("leaf001", "5", "spine00", "2", "bw")],
+            "suspect links table: %s" % rows)
+    H.check(rows[0][1] > 0.9, "its confidence: %s" % rows)
+    H.check(not any(data["Suspect switches"]), "no suspect switch")
+    cover = data["Links between switches without a test"]
+    H.check(only(cover[1], "covered") == 16, "16 links covered: %s" % cover)
+    H.check(all(v == 0 for v in last(cover[0]).values()),
+            "none uncovered: %s" % cover[0])
+
+
 def check_matrix(data):
     title = "Bandwidth as a share of baseline, group by group (median link)"
+    # the fat tree's probes (group "fabric") are the localization's
     cells = {(dict(k)["group"], dict(k)["peer_group"]): v
-             for k, v in last(data[title][0]).items()}
+             for k, v in last(data[title][0]).items()
+             if dict(k)["group"] != "fabric"}
     share = BAD / GOOD
     want = {("leaf0", "leaf0"): 1, ("leaf1", "leaf1"): 1, ("leaf0", "leaf2"): 1,
             ("leaf0", "leaf1"): share, ("leaf1", "leaf2"): (share + 1) / 2}
