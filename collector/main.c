@@ -260,10 +260,11 @@ static int load_ticket_key(const struct collector_settings *s, uint8_t *key,
 	return ret;
 }
 
-static int serve(struct cli *c)
+/* The HTTP server's options from the settings. */
+static void http_opts_of(const struct collector_settings *s,
+			 struct http_opts *ho)
 {
-	const struct collector_settings *s = &c->s;
-	struct http_opts ho = {
+	*ho = (struct http_opts){
 		.listen = s->listen,
 		.port = (unsigned)s->port,
 		.threads = (unsigned)s->threads,
@@ -277,7 +278,13 @@ static int serve(struct cli *c)
 		.auth = s->auth,
 		.admin_token = s->admin_token,
 	};
-	struct plansvc_opts po = {
+}
+
+/* The planner service's options from the settings. */
+static void plansvc_opts_of(const struct collector_settings *s,
+			    struct plansvc_opts *po)
+{
+	*po = (struct plansvc_opts){
 		.planner =
 			{
 				.period = (double)s->plan_period,
@@ -299,6 +306,13 @@ static int serve(struct cli *c)
 		.routes = s->localize_enabled,
 		.cover = s->localize_cover,
 	};
+}
+
+static int serve(struct cli *c)
+{
+	const struct collector_settings *s = &c->s;
+	struct http_opts ho;
+	struct plansvc_opts po;
 	struct writer_opts wo = {
 		.max_batch_rows = s->max_batch_rows,
 		.checkpoint_interval = s->checkpoint_interval,
@@ -311,6 +325,8 @@ static int serve(struct cli *c)
 	struct http *h = NULL;
 	int ret = 0;
 
+	http_opts_of(s, &ho);
+	plansvc_opts_of(s, &po);
 	if (s->tls_cert) {
 		ret = httpd_read_pem(s->tls_cert, &cert);
 		if (!ret)

@@ -204,6 +204,12 @@ static void test_results_refused(void **state)
 		"results[0].peer.device: must be a string");
 	refused(RESULTS, "\"port\":2}", "\"port\":256}",
 		"results[0].peer.port: must be an integer in [1, 255]");
+}
+
+/* A result's outcome, error, busy flag, figures, params, drops. */
+static void test_result_fields_refused(void **state)
+{
+	(void)state;
 	refused(RESULTS, "\"outcome\":\"ok\",", "",
 		"results[0].outcome: is required");
 	refused(RESULTS, "\"outcome\":\"ok\"", "\"outcome\":\"meh\"",
@@ -262,7 +268,7 @@ static void test_results_refused(void **state)
 
 static void test_reg_refused(void **state)
 {
-	char *big, to[40000];
+	char *big;
 
 	(void)state;
 	refused(REG, "\"responder\":{\"address\":\"10.0.0.1\",\"port\":18515},",
@@ -300,6 +306,14 @@ static void test_reg_refused(void **state)
 	refused(REG, "\"rack\":\"r12\"",
 		longstr(0, "rack", 'r', TESTAPI_MAX_LABEL_VALUE + 1),
 		"labels.rack: must be at most 256 bytes long");
+}
+
+/* A registration's profiles, ports and P_Keys. */
+static void test_reg_lists_refused(void **state)
+{
+	char *big, to[40000];
+
+	(void)state;
 	refused(REG, "\"profiles\":[\"bw\",\"lat\"]", "\"profiles\":{}",
 		"profiles: must be an array");
 	big = many("\"p\"", TESTAPI_MAX_PROFILES + 1);
@@ -585,7 +599,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_envelopes_refused),
 		cmocka_unit_test(test_results_refused),
+		cmocka_unit_test(test_result_fields_refused),
 		cmocka_unit_test(test_reg_refused),
+		cmocka_unit_test(test_reg_lists_refused),
 		cmocka_unit_test(test_reg_too_many_ports),
 		cmocka_unit_test(test_plan_envelope_refused),
 		cmocka_unit_test(test_plan_entries_dropped),

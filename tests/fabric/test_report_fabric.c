@@ -43,6 +43,25 @@ static int decode(const char *fabric, struct report **r, char *err,
 	return ret;
 }
 
+/* The port of test_roundtrip, decoded. */
+static void check_port(const struct report_fport *q)
+{
+	assert_int_equal(q->port, 3);
+	assert_int_equal(q->lid, 7);
+	assert_int_equal(q->lmc, 2);
+	assert_int_equal(q->width_active, 1);
+	assert_int_equal(q->width_enabled, 4);
+	assert_string_equal(q->speed_active, "EDR");
+	assert_true(q->rate_bytes == 3125000000);
+	assert_string_equal(q->degraded, "width 1X of 4X enabled");
+	assert_true(q->remote_guid == 0x1234);
+	assert_int_equal(q->remote_port, 1);
+	assert_null(q->error);
+	assert_int_equal(q->n_counters, 2);
+	assert_string_equal(q->counters[1].name, "port_xmit_data");
+	assert_true(q->counters[1].value == UINT64_C(1) << 40);
+}
+
 static void test_roundtrip(void **state)
 {
 	struct report_counter c[2] = {{"symbol_error", 42},
@@ -82,7 +101,6 @@ static void test_roundtrip(void **state)
 				  .n_nodes = 1};
 	struct report r0 = {.version = 1, .host = "poller1", .timestamp = 2};
 	struct report *r = NULL;
-	const struct report_fport *q;
 	char *text, err[256];
 
 	(void)state;
@@ -109,21 +127,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(r->fabric->nodes[0].lft_runs[2].lid, 40);
 	assert_int_equal(r->fabric->nodes[0].lft_runs[2].port, 0);
 	assert_null(r->fabric->nodes[0].lft_error);
-	q = &r->fabric->nodes[0].ports[0];
-	assert_int_equal(q->port, 3);
-	assert_int_equal(q->lid, 7);
-	assert_int_equal(q->lmc, 2);
-	assert_int_equal(q->width_active, 1);
-	assert_int_equal(q->width_enabled, 4);
-	assert_string_equal(q->speed_active, "EDR");
-	assert_true(q->rate_bytes == 3125000000);
-	assert_string_equal(q->degraded, "width 1X of 4X enabled");
-	assert_true(q->remote_guid == 0x1234);
-	assert_int_equal(q->remote_port, 1);
-	assert_null(q->error);
-	assert_int_equal(q->n_counters, 2);
-	assert_string_equal(q->counters[1].name, "port_xmit_data");
-	assert_true(q->counters[1].value == UINT64_C(1) << 40);
+	check_port(&r->fabric->nodes[0].ports[0]);
 	report_free(r);
 }
 

@@ -266,9 +266,7 @@ static void test_request_v2(void **state)
 {
 	struct ctrl_request q, d;
 	struct ctrl_hdr h;
-	uint8_t p[CTRL_MAX_PAYLOAD];
 	int len, len1;
-	size_t pre;
 
 	/* v1: no device or port on the wire, header version 1. */
 	fill_request(&q, 1);
@@ -306,8 +304,19 @@ static void test_request_v2(void **state)
 			 -EBADMSG);
 	q.version = 4;
 	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
+}
 
-	/* Port 255, a '/' or a space in the name: refused both ways. */
+/* A v2 request's device and port: what is refused both ways. */
+static void test_request_v2_refused(void **state)
+{
+	struct ctrl_request q;
+	uint8_t p[CTRL_MAX_PAYLOAD];
+	int len;
+	size_t pre;
+
+	(void)state;
+	dec_version = CTRL_VERSION; /* Port 255, a '/' or a space in the name:
+				       refused both ways. */
 	fill_request(&q, 2);
 	q.ib_port = 255;
 	assert_int_equal(ctrl_request_encode(&q, buf, sizeof(buf)), -EINVAL);
@@ -543,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_request_v2),
+		cmocka_unit_test(test_request_v2_refused),
 		cmocka_unit_test(test_request_v3),
 		cmocka_unit_test(test_result_v2),
 		cmocka_unit_test(test_accept_connect),
