@@ -66,18 +66,19 @@ PY
 
 # The lab suite runs real verbs traffic on Soft-RoCE inside qemu under TCG
 # emulation, where rxe's retransmit timers fire under host load (LAB.md,
-# tests/lab/README.md). A lab test that fails is run once more, alone; it
-# counts as passed only if that run passes, and is named as FLAKY either
-# way so the first failure is never hidden.
-retry_lab() { # DIR LOGBASE
+# tests/lab/README.md); the suite no-san runs a simulated fleet on 10 s
+# planner periods beside the lab's VMs. A test of SUITE that fails is run
+# once more, alone; it counts as passed only if that run passes, and is
+# named as FLAKY either way so the first failure is never hidden.
+retry_suite() { # DIR LOGBASE SUITE
 	local dir=$1 log=$1/meson-logs/$2.json names
-	names=$(python3 - "$log" <<'PY'
+	names=$(python3 - "$log" "$3" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     t = json.loads(line)
-    # "ibpulse:lab / lab-smoke": suite "lab", test "lab-smoke"
-    suite, _, name = t["name"].partition(" / ")
-    if suite.split(":")[-1] == "lab" and t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL"):
+    # "ibpulse:lab / lab-smoke": suites "lab", test "lab-smoke"
+    suites, _, name = t["name"].partition(" / ")
+    if sys.argv[2] in suites.split(":")[-1].split("+") and t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL"):
         print(name)
 PY
 )
@@ -85,15 +86,15 @@ PY
 		count "$log"
 		return
 	fi
-	echo "$names" >"$dir/meson-logs/lab-retried.txt"
+	echo "$names" >"$dir/meson-logs/$2-retried.txt"
 	for n in $names; do
-		echo "FLAKY? lab test $n failed; running it once more, alone"
+		echo "FLAKY? $3 test $n failed; running it once more, alone"
 	done
 	# shellcheck disable=SC2086
 	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 1 \
 		--logbase "$2-retry" $names
 	count "$dir/meson-logs/$2-retry.json"
-	count "$log" "$dir/meson-logs/lab-retried.txt"
+	count "$log" "$dir/meson-logs/$2-retried.txt"
 }
 
 build() { # DIR CC MESON_ARGS...: configure and build; 1 (counted) on failure
@@ -119,7 +120,7 @@ run_suites() { # DIR LOGBASE SUITES...: meson test, 2 at a time, counted
 	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 \
 		--logbase "$logbase" "${args[@]}"
 	if [ -f "$dir/meson-logs/$logbase.json" ]; then
-		count "$dir/meson-logs/$logbase.json"
+		retry_suite "$dir" "$logbase" no-san
 	else
 		failed=$((failed + 1))
 	fi
@@ -173,7 +174,7 @@ lab_suite() { # DIR
 	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$lab_jobs" \
 		--logbase testlog-lab --suite lab
 	if [ -f "$dir/meson-logs/testlog-lab.json" ]; then
-		retry_lab "$dir" testlog-lab
+		retry_suite "$dir" testlog-lab lab
 	else
 		failed=$((failed + 1))
 	fi
