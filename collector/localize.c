@@ -137,6 +137,18 @@ static int lc_index(struct lctx *c)
 	return c->list ? 0 : -ENOMEM;
 }
 
+/* Keep in @common only the ends bad test @t shares with those before
+ * it (@first: it is the first). */
+static void lc_common(uint32_t common[2], int first, const struct loc_test *t)
+{
+	for (int j = 0; j < 2; j++) {
+		if (first)
+			common[j] = t->ends[j];
+		else if (common[j] != t->ends[0] && common[j] != t->ends[1])
+			common[j] = LOC_NONE;
+	}
+}
+
 /*
  * Each element's counts, good run and gain. Good tests count from its
  * first bad one on: a fault starts at some time, and the tests before it
@@ -152,11 +164,13 @@ static void lc_stats(struct lctx *c)
 		*s = (struct loc_stat){.first_bad = NAN,
 				       .last_bad = NAN,
 				       .pick = LOC_NONE,
-				       .covered = LOC_NONE};
+				       .covered = LOC_NONE,
+				       .common = {LOC_NONE, LOC_NONE}};
 		for (size_t k = c->off[x + 1]; k-- > c->off[x];) {
 			const struct loc_test *t = &c->t[c->list[k]];
 
 			if (t->bad) {
+				lc_common(s->common, !s->bad, t);
 				s->bad++;
 				run = 0;
 				if (isnan(s->last_bad))
@@ -317,12 +331,7 @@ static int lc_one_port(const struct lctx *c, uint32_t x)
 
 		if (!t->bad || c->covered[c->list[k]] != LOC_NONE)
 			continue;
-		for (int j = 0; j < 2; j++) {
-			if (first)
-				p[j] = t->ends[j];
-			else if (p[j] != t->ends[0] && p[j] != t->ends[1])
-				p[j] = LOC_NONE;
-		}
+		lc_common(p, first, t);
 		first = 0;
 	}
 	return p[0] != LOC_NONE || p[1] != LOC_NONE;

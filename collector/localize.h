@@ -88,9 +88,11 @@ struct loc_stat {
 	uint32_t covered;	    /* the named pick that explains its newest
 				     * bad test (not itself); LOC_NONE */
 	enum loc_why why;	    /* with bad tests and not picked */
-	int confirm; /* a link that needs confirmation tests: a bad test
-		      * no named pick explains, with fewer than
-		      * confirm_tests good tests of other ports since */
+	int confirm;	    /* a link that needs confirmation tests: a bad test
+			     * no named pick explains, with fewer than
+			     * confirm_tests good tests of other ports since */
+	uint32_t common[2]; /* the host ports that are an end of every bad
+			     * test of it; LOC_NONE: none */
 };
 
 struct loc_elem {

@@ -60,6 +60,7 @@ static void lz_kind_clear(struct lz_kind *k)
 	free(k->from);
 	free(k->confirm);
 	free(k->interest);
+	free(k->held);
 	free(k->profile);
 	memset(k, 0, sizeof(*k));
 }
@@ -758,7 +759,14 @@ int store_localize_explains(struct store *st, int64_t element, double started)
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		store_err(st, rc, "localize explained");
-	return rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW)
+		return 1;
+	for (size_t i = 0; i < lz->n_kinds; i++)
+		if (bsearch(&(struct lz_held){element, started},
+			    lz->kinds[i].held, lz->kinds[i].n_held,
+			    sizeof(struct lz_held), lz_held_cmp))
+			return 1;
+	return 0;
 }
 
 int store_localize_confirms(struct store *st, struct planner_link **out,

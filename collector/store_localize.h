@@ -63,6 +63,11 @@ int store_localize_flush(struct store *st, double now);
  * schema/005_evidence.sql's element) took at @started, while it was
  * named: the result is explained and counts neither for nor against
  * that element, also after the suspect closed (the cause was found).
+ *
+ * Also 1 while the result is held (store_localize_run.c, lz_hold): no
+ * named suspect explains it, but a link or switch on its path has bad
+ * tests of other hosts too, and the fabric may be at fault as well as
+ * the element.
  */
 int store_localize_explains(struct store *st, int64_t element, double started);
 

@@ -66,6 +66,12 @@ struct lz_obs {
 	int explained; /* its ends' evidence was told (localize_explained) */
 };
 
+/* A bad result of an evidence element held from its judgement. */
+struct lz_held {
+	int64_t id; /* the evidence element */
+	double started;
+};
+
 /* The window of one (profile, metric). */
 struct lz_kind {
 	char *profile;
@@ -82,7 +88,12 @@ struct lz_kind {
 	uint8_t *interest; /* per element: bad tests, named or to be
 			    * confirmed at the last run */
 	size_t n_interest;
+	struct lz_held *held; /* by id, then started (lz_run) */
+	size_t n_held;
 };
+
+/* Order of lz_held: id, then started. */
+int lz_held_cmp(const void *a, const void *b);
 
 /* Where a profile's data flows, as its results said. */
 struct lz_flow {
