@@ -10,7 +10,9 @@ results posted as probe daemons post them.
   good peers is not a port suspect (the link explains them); three good
   tests through the link close it as recovered;
 - a bad host port is a port suspect, and no link is named for it;
-- a whole spine is named as a switch, not as its links;
+- a whole spine is named as a switch, not as its links; before it is,
+  a host whose bad results crossed its links, bad for others too, is not
+  a port suspect (those results are held);
 - counters that rose on a link's ends corroborate it (the suspect says
   which);
 - a test the routes cannot place (a port without a LID) is counted as
@@ -219,6 +221,38 @@ class LocalizeTest(LocalizeBase):
         sus = self.fabric_suspects()
         self.assertEqual(sus, [("switch", "spine01", None, None, None)], sus)
         self.assertEqual(self.host_suspects(), [])
+
+    def test_hosts_behind_a_failing_spine_held(self):
+        """Before a failing spine is named (its links carry more good
+        tests than bad), a host whose three bad results crossed three of
+        its links, each bad for other hosts too, is not a port suspect:
+        those results are held (the fabric may be at fault)."""
+        self.fabric()
+        self.register_all()
+        self.warm()
+        x, mine = 0, []
+        for leaf in (1, 2, 3):
+            through = self.through(self.tree.down(0, leaf))
+            # others' tests into the leaf from the leaves but x's: they
+            # share no link with x's but this one; each other leaf's
+            # uplink takes two bad tests in all (not enough to name it)
+            others = [p for p in through if
+                      self.tree.leaf_of(p[0]) not in (0, leaf)]
+            src = [s for s in (1, 2, 3) if s != leaf]
+            o1 = next(p for p in others if self.tree.leaf_of(p[0]) == src[0])
+            o2 = next(p for p in others if self.tree.leaf_of(p[0]) == src[1]
+                      and p[1] != o1[1])
+            self.post(*o1, factor=0.5)
+            self.post(*o2, factor=0.5)
+            for a, b in [p for p in others if p not in (o1, o2)][:5]:
+                self.post(a, b)
+            mine.append(next(p for p in through if p[0] == x and
+                             p[1] not in [q[1] for q in mine]))
+        for a, b in mine:
+            self.post(a, b, 0.5)
+            self.post((b + 1) % 16, b)  # the peer: fine with others
+        self.assertEqual(self.fabric_suspects(), [])
+        self.assertNotIn(("port", "h%02d" % x), self.host_suspects())
 
     def test_counters_corroborate(self):
         self.fabric()
