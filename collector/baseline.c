@@ -5,6 +5,8 @@
  */
 #include "baseline.h"
 
+#include "testapi.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +14,19 @@
 
 const char *baseline_metric_name(enum baseline_metric m)
 {
-	return m == BASELINE_LATENCY ? "latency" : "bandwidth";
+	return testapi_metric_name(m == BASELINE_LATENCY
+					   ? TESTAPI_METRIC_LATENCY
+					   : TESTAPI_METRIC_BANDWIDTH);
+}
+
+enum baseline_metric baseline_metric_of(const char *name)
+{
+	enum testapi_metric m;
+
+	if (testapi_metric_parse(name, &m))
+		return BASELINE_METRICS;
+	return m == TESTAPI_METRIC_LATENCY ? BASELINE_LATENCY
+					   : BASELINE_BANDWIDTH;
 }
 
 static int cmp_double(const void *a, const void *b)

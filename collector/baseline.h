@@ -52,8 +52,12 @@ struct baseline_stat {
 	size_t n;
 };
 
-/* "bandwidth" / "latency", as the database and the API spell them. */
+/* "bandwidth" / "latency", as the database and the API spell them
+ * (testapi_metric_name()). */
 const char *baseline_metric_name(enum baseline_metric m);
+
+/* The metric named @name; BASELINE_METRICS when it names none. */
+enum baseline_metric baseline_metric_of(const char *name);
 
 /*
  * baseline_compute() - median and scaled MAD of @v[0..n-1] into *@out.

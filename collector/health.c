@@ -6,6 +6,7 @@
  * object of evidence; health_merge() applies the quiet window.
  */
 #include "health.h"
+#include "baseline.h"
 #include "counters.h"
 #include "report.h"
 
@@ -399,7 +400,7 @@ int health_counter_reason(const struct health_opts *o,
 /* A figure as the text shows it: GB/s or microseconds. */
 static void figure(char *out, size_t len, const char *metric, double v)
 {
-	if (!strcmp(metric, "latency"))
+	if (baseline_metric_of(metric) == BASELINE_LATENCY)
 		snprintf(out, len, "%.2f us", v * 1e6);
 	else
 		snprintf(out, len, "%.1f GB/s", v / 1e9);
@@ -408,8 +409,9 @@ static void figure(char *out, size_t len, const char *metric, double v)
 int health_suspect_reason(const struct health_opts *o,
 			  const struct health_suspect *s, struct health_list *l)
 {
-	enum health_kind k = strcmp(s->metric, "latency") ? HK_SUSPECT_BANDWIDTH
-							  : HK_SUSPECT_LATENCY;
+	enum health_kind k = baseline_metric_of(s->metric) == BASELINE_LATENCY
+				     ? HK_SUSPECT_LATENCY
+				     : HK_SUSPECT_BANDWIDTH;
 	int dev = !strcmp(s->kind, "device");
 	char key[HEALTH_KEY_MAX], what[96], fig[32], base[32];
 

@@ -593,7 +593,8 @@ static int ev_judge_one(struct store *st, struct store_evidence *ev, int64_t id,
 	ret = ev_window(st, ev, id, e.window_from, r, &n);
 	if (!ret)
 		ret = ev_peers(st, ev, &e, r, n);
-	evidence_judge(&ev->o, r, n, !strcmp(e.metric, "bandwidth"), &v);
+	evidence_judge(&ev->o, r, n,
+		       baseline_metric_of(e.metric) == BASELINE_BANDWIDTH, &v);
 	if (!ret)
 		ret = ev_decide(st, ev, &e, &v, r, n, now, redo, ch);
 	if (!ret && ch->suspect && !e.suspect) {
@@ -601,8 +602,9 @@ static int ev_judge_one(struct store *st, struct store_evidence *ev, int64_t id,
 		ret = ev_window(st, ev, id, e.window_from, r, &n);
 		if (!ret)
 			ret = ev_peers(st, ev, &e, r, n);
-		evidence_judge(&ev->o, r, n, !strcmp(e.metric, "bandwidth"),
-			       &v);
+		evidence_judge(
+			&ev->o, r, n,
+			baseline_metric_of(e.metric) == BASELINE_BANDWIDTH, &v);
 	}
 	confirm = !e.suspect && v.confirm;
 	/* A device's confirmation tests its other ports (the planner knows

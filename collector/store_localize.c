@@ -381,8 +381,9 @@ static int lz_load_froms(struct store *st)
 		if (x == LOC_NONE)
 			continue; /* no test crosses it any more */
 		k = lz_kind_of(lz, lz_col(s, 1),
-			       strcmp(metric, "latency") ? BASELINE_BANDWIDTH
-							 : BASELINE_LATENCY);
+			       baseline_metric_of(metric) == BASELINE_LATENCY
+				       ? BASELINE_LATENCY
+				       : BASELINE_BANDWIDTH);
 		if (!k) {
 			ret = -ENOMEM;
 			break;
@@ -427,8 +428,9 @@ static int lz_load_row(struct store_localize *lz, sqlite3_stmt *s)
 			   .baseline = sqlite3_column_double(s, 5)};
 	struct lz_kind *k =
 		lz_kind_of(lz, lz_col(s, 1),
-			   strcmp(metric, "latency") ? BASELINE_BANDWIDTH
-						     : BASELINE_LATENCY);
+			   baseline_metric_of(metric) == BASELINE_LATENCY
+				   ? BASELINE_LATENCY
+				   : BASELINE_BANDWIDTH);
 	int ret = k ? lz_ends(lz, host, dev, port, &o) : -ENOMEM;
 
 	return ret ? ret : lz_append(lz, k, &o, &p);

@@ -34,7 +34,8 @@ static int reinfer_all(struct store *st, double now)
 		const char *metric = (const char *)sqlite3_column_text(s, 1);
 
 		ret = regress_mark(rg, (const char *)sqlite3_column_text(s, 0),
-				   metric && !strcmp(metric, "latency")
+				   baseline_metric_of(metric) ==
+						   BASELINE_LATENCY
 					   ? BASELINE_LATENCY
 					   : BASELINE_BANDWIDTH);
 	}

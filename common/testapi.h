@@ -115,6 +115,13 @@ enum testapi_metric {
 	TESTAPI_METRIC_LATENCY,
 };
 
+/* "bandwidth" or "latency", as the database, the API and the metrics spell
+ * the metrics; NULL for NONE. */
+const char *testapi_metric_name(enum testapi_metric m);
+
+/* The metric named @name: 0 with *@out set, or -EINVAL (NULL or unknown). */
+int testapi_metric_parse(const char *name, enum testapi_metric *out);
+
 /* Where a test's data flows (bits): what a route attribution follows. */
 #define TESTAPI_FLOW_FORWARD 1u /* initiator to responder (write, send) */
 #define TESTAPI_FLOW_REVERSE 2u /* responder to initiator (read) */

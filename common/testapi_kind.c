@@ -32,6 +32,29 @@ static const struct {
 	{"ud_send_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
 };
 
+static const char *const testapi_metric_names[] = {
+	[TESTAPI_METRIC_BANDWIDTH] = "bandwidth",
+	[TESTAPI_METRIC_LATENCY] = "latency",
+};
+
+const char *testapi_metric_name(enum testapi_metric m)
+{
+	return m == TESTAPI_METRIC_BANDWIDTH || m == TESTAPI_METRIC_LATENCY
+		       ? testapi_metric_names[m]
+		       : NULL;
+}
+
+int testapi_metric_parse(const char *name, enum testapi_metric *out)
+{
+	for (int m = TESTAPI_METRIC_BANDWIDTH;
+	     name && m <= TESTAPI_METRIC_LATENCY; m++)
+		if (!strcmp(name, testapi_metric_names[m])) {
+			*out = (enum testapi_metric)m;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 int testapi_test_kind(const char *test, int bidirectional,
 		      struct testapi_kind *out)
 {

@@ -12,6 +12,7 @@
 #include "msnap.h"
 #include "results.h"
 #include "shard.h"
+#include "testapi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -70,9 +71,14 @@ static double col_real(sqlite3_stmt *s, int i)
 	return results_round(dbread_nan(s, i));
 }
 
+/* RG_BW or RG_LAT; -1 for a metric no family serves (a row left out). */
 static int col_metric(sqlite3_stmt *s, int i)
 {
-	return !strcmp(col(s, i), "latency") ? RG_LAT : RG_BW;
+	enum testapi_metric m;
+
+	if (testapi_metric_parse(col(s, i), &m))
+		return -1;
+	return m == TESTAPI_METRIC_LATENCY ? RG_LAT : RG_BW;
 }
 
 /* Append the scratch label list to r->text; its offset in *@off. */
@@ -125,7 +131,8 @@ static int link_row(struct regress *r, sqlite3_stmt *s)
 {
 	struct rg_link *l;
 
-	if (shard_of(col(s, 1), r->o.shards) != r->o.shard)
+	if (shard_of(col(s, 1), r->o.shards) != r->o.shard ||
+	    col_metric(s, 8) < 0)
 		return 0;
 	if (msnap_grow(&r->links, &r->cap_links, r->n_links, sizeof(*l)))
 		return -ENOMEM;
@@ -231,7 +238,9 @@ static int item_cb(void *ctx, sqlite3_stmt *s)
 	struct rg_item *it;
 	int k = (int)sp->n_names;
 
-	if (sp->host_shard && shard_of(col(s, 0), r->o.shards) != r->o.shard)
+	if ((sp->host_shard &&
+	     shard_of(col(s, 0), r->o.shards) != r->o.shard) ||
+	    col_metric(s, k) < 0)
 		return 0;
 	if (msnap_grow(&sp->to->v, &sp->to->cap, sp->to->n, sizeof(*it)))
 		return -ENOMEM;

@@ -391,6 +391,27 @@ static void test_kinds(void **state)
 	assert_true(testapi_test_measures("ping", TESTAPI_METRIC_LATENCY));
 }
 
+/* The metrics' names: spelled once, both ways, nothing else accepted. */
+static void test_metric_names(void **state)
+{
+	enum testapi_metric m = TESTAPI_METRIC_NONE;
+
+	(void)state;
+	assert_string_equal(testapi_metric_name(TESTAPI_METRIC_BANDWIDTH),
+			    "bandwidth");
+	assert_string_equal(testapi_metric_name(TESTAPI_METRIC_LATENCY),
+			    "latency");
+	assert_null(testapi_metric_name(TESTAPI_METRIC_NONE));
+	assert_int_equal(testapi_metric_parse("latency", &m), 0);
+	assert_int_equal(m, TESTAPI_METRIC_LATENCY);
+	assert_int_equal(testapi_metric_parse("bandwidth", &m), 0);
+	assert_int_equal(m, TESTAPI_METRIC_BANDWIDTH);
+	assert_int_equal(testapi_metric_parse("Latency", &m), -EINVAL);
+	assert_int_equal(testapi_metric_parse("", &m), -EINVAL);
+	assert_int_equal(testapi_metric_parse(NULL, &m), -EINVAL);
+	assert_int_equal(m, TESTAPI_METRIC_BANDWIDTH); /* unchanged */
+}
+
 /* Typed params: an older probe's decode, a DLID is read, junk is not. */
 static void test_params(void **state)
 {
@@ -444,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_reg_round_trip),
 		cmocka_unit_test(test_plan_round_trip),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_metric_names),
 		cmocka_unit_test(test_params),
 	};
 
