@@ -29,6 +29,13 @@ enum baseline_metric baseline_metric_of(const char *name)
 					   : BASELINE_BANDWIDTH;
 }
 
+enum baseline_metric baseline_metric_row(const char *name)
+{
+	return baseline_metric_of(name) == BASELINE_LATENCY
+		       ? BASELINE_LATENCY
+		       : BASELINE_BANDWIDTH;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -59,6 +59,10 @@ const char *baseline_metric_name(enum baseline_metric m);
 /* The metric named @name; BASELINE_METRICS when it names none. */
 enum baseline_metric baseline_metric_of(const char *name);
 
+/* The metric of a row the collector wrote (@name is one of the two):
+ * latency or bandwidth, never BASELINE_METRICS. */
+enum baseline_metric baseline_metric_row(const char *name);
+
 /*
  * baseline_compute() - median and scaled MAD of @v[0..n-1] into *@out.
  * Reorders @v. -ENODATA when @n is 0 (or a value is not finite).

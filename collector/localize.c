@@ -164,13 +164,11 @@ static void lc_stats(struct lctx *c)
 		*s = (struct loc_stat){.first_bad = NAN,
 				       .last_bad = NAN,
 				       .pick = LOC_NONE,
-				       .covered = LOC_NONE,
-				       .common = {LOC_NONE, LOC_NONE}};
+				       .covered = LOC_NONE};
 		for (size_t k = c->off[x + 1]; k-- > c->off[x];) {
 			const struct loc_test *t = &c->t[c->list[k]];
 
 			if (t->bad) {
-				lc_common(s->common, !s->bad, t);
 				s->bad++;
 				run = 0;
 				if (isnan(s->last_bad))
@@ -320,21 +318,37 @@ static uint32_t lc_best(const struct lctx *c, double *score)
 	return best;
 }
 
-/* Is one host port an end of all of @x's unexplained bad tests? */
-static int lc_one_port(const struct lctx *c, uint32_t x)
+/*
+ * Is one host port an end of all of @x's bad tests, leaving out those
+ * already explained (@unexplained) and those with host port @but at an
+ * end (LOC_NONE: none)? @n: how many were looked at.
+ */
+static int lc_one_port_of(const struct lctx *c, uint32_t x, int unexplained,
+			  uint32_t but, unsigned *n)
 {
 	uint32_t p[2] = {LOC_NONE, LOC_NONE};
-	int first = 1;
 
+	*n = 0;
 	for (size_t k = c->off[x]; k < c->off[x + 1]; k++) {
 		const struct loc_test *t = &c->t[c->list[k]];
 
-		if (!t->bad || c->covered[c->list[k]] != LOC_NONE)
+		if (!t->bad ||
+		    (unexplained && c->covered[c->list[k]] != LOC_NONE) ||
+		    (but != LOC_NONE &&
+		     (t->ends[0] == but || t->ends[1] == but)))
 			continue;
-		lc_common(p, first, t);
-		first = 0;
+		lc_common(p, !*n, t);
+		++*n;
 	}
 	return p[0] != LOC_NONE || p[1] != LOC_NONE;
+}
+
+/* Is one host port an end of all of @x's unexplained bad tests? */
+static int lc_one_port(const struct lctx *c, uint32_t x)
+{
+	unsigned n;
+
+	return lc_one_port_of(c, x, 1, LOC_NONE, &n);
 }
 
 /* How much more likely @x is than the rivals on its unexplained tests. */
@@ -541,6 +555,37 @@ static void lc_finish(struct lctx *c)
 	}
 }
 
+/* Held (localize.h): a link test @i crossed with bad tests of others than
+ * host port @p that no one port explains. */
+static int lc_shared_fault(const struct lctx *c, uint32_t i, uint32_t p)
+{
+	for (size_t j = 0; j < c->t[i].n_elems; j++) {
+		uint32_t y = c->t[i].elems[j];
+		unsigned n;
+
+		if (c->e[y].kind == LOC_LINK && c->e[y].st.bad >= 3 &&
+		    counts(c, i, y) && !lc_one_port_of(c, y, 0, p, &n) &&
+		    n >= 2)
+			return 1;
+	}
+	return 0;
+}
+
+/* Which ends each bad test no named pick explains is held from. */
+static int lc_hold(struct lctx *c)
+{
+	c->r->held = calloc(c->nt + 1, 1);
+	if (!c->r->held)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->nt; i++)
+		for (int a = 0; a < 2; a++)
+			if (c->t[i].bad && lc_named(c, i) == LOC_NONE &&
+			    c->t[i].ends[a] != LOC_NONE &&
+			    lc_shared_fault(c, i, c->t[i].ends[a]))
+				c->r->held[i] |= (unsigned char)(1u << a);
+	return 0;
+}
+
 static int lc_check(const struct loc_elem *e, size_t ne,
 		    const struct loc_test *t, size_t nt)
 {
@@ -596,6 +641,7 @@ int localize_run(const struct loc_opts *o, struct loc_elem *e, size_t ne,
 	if (!ret) {
 		lc_prune(&c);
 		lc_finish(&c);
+		ret = lc_hold(&c);
 	}
 	if (!ret) {
 		out->covered = c.covered; /* theirs now */
@@ -611,5 +657,6 @@ void localize_result_free(struct loc_result *r)
 {
 	free(r->picks);
 	free(r->covered);
+	free(r->held);
 	memset(r, 0, sizeof(*r));
 }

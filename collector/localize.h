@@ -35,6 +35,15 @@
  * here: they absorb the bad tests that a bad port or device explains, so
  * that one fault is not named twice.
  *
+ * Held: a bad test that no named pick explains is held from an end (the
+ * evidence neither counts it for nor against that end's port and device)
+ * when a link it crossed has at least three bad tests and those without
+ * that end need two host ports or more to explain them: other hosts' bad
+ * tests meet there, and the fabric is as likely at fault as the end. A
+ * faulty port's own bad tests are not held (the links they cross are bad
+ * with it, or with it and one other faulty port); a failing spine's are,
+ * for every host that crossed it, until it is named.
+ *
  * Confidence: how much more likely the pick is than its rivals (the other
  * elements its bad tests crossed, scored on those tests alone), as a
  * share: 1 / (1 + sum exp(gain_rival - gain)). A link whose bad tests no
@@ -88,11 +97,9 @@ struct loc_stat {
 	uint32_t covered;	    /* the named pick that explains its newest
 				     * bad test (not itself); LOC_NONE */
 	enum loc_why why;	    /* with bad tests and not picked */
-	int confirm;	    /* a link that needs confirmation tests: a bad test
-			     * no named pick explains, with fewer than
-			     * confirm_tests good tests of other ports since */
-	uint32_t common[2]; /* the host ports that are an end of every bad
-			     * test of it; LOC_NONE: none */
+	int confirm; /* a link that needs confirmation tests: a bad test no
+		      * named pick explains, with fewer than confirm_tests
+		      * good tests of other ports since */
 };
 
 struct loc_elem {
@@ -131,6 +138,7 @@ struct loc_result {
 	struct loc_pick *picks;
 	size_t n_picks;
 	uint32_t *covered;	/* per test: the pick explaining it; LOC_NONE */
+	unsigned char *held;	/* per test: bit a set, held from end a */
 	unsigned bad_tests;	/* bad tests in the window */
 	unsigned bad_explained; /* ... explained by a named pick */
 	unsigned bad_unexplained; /* ... by no pick at all */

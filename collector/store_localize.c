@@ -380,10 +380,7 @@ static int lz_load_froms(struct store *st)
 
 		if (x == LOC_NONE)
 			continue; /* no test crosses it any more */
-		k = lz_kind_of(lz, lz_col(s, 1),
-			       baseline_metric_of(metric) == BASELINE_LATENCY
-				       ? BASELINE_LATENCY
-				       : BASELINE_BANDWIDTH);
+		k = lz_kind_of(lz, lz_col(s, 1), baseline_metric_row(metric));
 		if (!k) {
 			ret = -ENOMEM;
 			break;
@@ -427,10 +424,7 @@ static int lz_load_row(struct store_localize *lz, sqlite3_stmt *s)
 			   .value = sqlite3_column_double(s, 4),
 			   .baseline = sqlite3_column_double(s, 5)};
 	struct lz_kind *k =
-		lz_kind_of(lz, lz_col(s, 1),
-			   baseline_metric_of(metric) == BASELINE_LATENCY
-				   ? BASELINE_LATENCY
-				   : BASELINE_BANDWIDTH);
+		lz_kind_of(lz, lz_col(s, 1), baseline_metric_row(metric));
 	int ret = k ? lz_ends(lz, host, dev, port, &o) : -ENOMEM;
 
 	return ret ? ret : lz_append(lz, k, &o, &p);

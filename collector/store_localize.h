@@ -64,7 +64,7 @@ int store_localize_flush(struct store *st, double now);
  * named: the result is explained and counts neither for nor against
  * that element, also after the suspect closed (the cause was found).
  *
- * Also 1 while the result is held (store_localize_run.c, lz_hold): no
+ * Also 1 while the result is held (localize.h, "Held"): no
  * named suspect explains it, but a link or switch on its path has bad
  * tests of other hosts too, and the fabric may be at fault as well as
  * the element.

@@ -624,86 +624,6 @@ int lz_held_cmp(const void *a, const void *b)
 	return x->started < y->started ? -1 : x->started > y->started;
 }
 
-/* The bad tests of each link (CSR: link x's are at[off[x]..off[x+1])). */
-struct lz_bad_index {
-	size_t *off;
-	uint32_t *at;
-};
-
-static int lz_bad_index(const struct lz_ctx *c, struct lz_bad_index *b)
-{
-	size_t *fill = calloc(c->ne + 1, sizeof(*fill));
-
-	b->off = calloc(c->ne + 2, sizeof(*b->off));
-	b->at = NULL;
-	for (int pass = 0; fill && b->off && pass < 2; pass++) {
-		for (uint32_t i = 0; i < c->k->n; i++) {
-			const struct lz_obs *o = &c->k->obs[i];
-
-			for (uint32_t j = 0; o->bad && j < o->n_elems; j++) {
-				uint32_t y = o->elems[j];
-
-				if (c->e[y].kind != LOC_LINK ||
-				    !(o->started > c->e[y].from))
-					continue;
-				if (pass)
-					b->at[b->off[y] + fill[y]++] = i;
-				else
-					b->off[y + 1]++;
-			}
-		}
-		if (pass)
-			break;
-		for (size_t x = 0; x < c->ne; x++)
-			b->off[x + 1] += b->off[x];
-		b->at = calloc(b->off[c->ne] + 1, sizeof(*b->at));
-		if (!b->at)
-			break;
-	}
-	free(fill);
-	return b->off && b->at ? 0 : -ENOMEM;
-}
-
-/* Do link @y's bad tests without host port @p at an end need two ports or
- * more to explain them (no end common to all)? */
-static int lz_others_meet(const struct lz_ctx *c, const struct lz_bad_index *b,
-			  uint32_t y, uint32_t p)
-{
-	uint32_t common[2] = {LOC_NONE, LOC_NONE};
-	unsigned n = 0;
-
-	for (size_t k = b->off[y]; k < b->off[y + 1]; k++) {
-		const struct lz_obs *o = &c->k->obs[b->at[k]];
-
-		if (o->ends[0] == p || o->ends[1] == p)
-			continue;
-		for (int j = 0; j < 2; j++)
-			if (!n)
-				common[j] = o->ends[j];
-			else if (common[j] != o->ends[0] &&
-				 common[j] != o->ends[1])
-				common[j] = LOC_NONE;
-		n++;
-	}
-	return n >= 2 && common[0] == LOC_NONE && common[1] == LOC_NONE;
-}
-
-/* Does a link bad test @o crossed carry bad tests of other hosts that no
- * one port explains? */
-static int lz_shared_fault(const struct lz_ctx *c, const struct lz_bad_index *b,
-			   const struct lz_obs *o, uint32_t p)
-{
-	for (uint32_t j = 0; j < o->n_elems; j++) {
-		uint32_t y = o->elems[j];
-
-		if (c->e[y].kind == LOC_LINK && o->started > c->e[y].from &&
-		    c->e[y].st.bad >= 3 && c->e[y].st.common[0] != p &&
-		    c->e[y].st.common[1] != p && lz_others_meet(c, b, y, p))
-			return 1;
-	}
-	return 0;
-}
-
 /* Judge again the elements in @a or @b but not both (sorted, lz_held). */
 static int lz_held_touch(struct store *st, const struct lz_held *a, size_t na,
 			 const struct lz_held *b, size_t nb)
@@ -724,32 +644,24 @@ static int lz_held_touch(struct store *st, const struct lz_held *a, size_t na,
 }
 
 /*
- * The bad results held from the evidence (store_localize.h): a bad test
- * no named link or switch explains is held for an end (its port and
- * device) when a link it crossed has bad tests without that end that no
- * one port explains: other hosts' bad tests meet there, and the fabric is
- * as likely at fault as the end. A faulty port's own bad tests are not
- * held (the links they cross are bad with it, or with it and one other
- * faulty port); a faulty spine's are, for every host that crossed it,
- * until it is named. The elements whose results are held or let go are
- * judged again in this flush.
+ * The bad results held from the evidence (store_localize.h): each end's
+ * port and device of a bad test localize_run() holds (localize.h,
+ * "Held") and no fabric suspect explained. The elements whose results
+ * are held or let go are judged again in this flush.
  */
 static int lz_hold(struct lz_ctx *c)
 {
 	struct lz_held *v = calloc(4 * c->k->n + 1, sizeof(*v));
-	struct lz_bad_index b;
 	size_t n = 0;
-	int ret = lz_bad_index(c, &b);
-
-	ret = ret ? ret : v ? 0 : -ENOMEM;
+	int ret = v ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !ret && i < c->k->n; i++) {
 		const struct lz_obs *o = &c->k->obs[i];
 
-		for (int a = 0; !ret && o->bad && !o->explained && a < 2; a++) {
+		for (int a = 0; !ret && !o->explained && a < 2; a++) {
 			const uint32_t el[2] = {o->ends[a], o->devs[a]};
 
-			if (!lz_shared_fault(c, &b, o, o->ends[a]))
+			if (!(c->r.held[i] & (1u << a)))
 				continue;
 			for (int k = 0; !ret && k < 2; k++) {
 				int64_t id;
@@ -761,8 +673,6 @@ static int lz_hold(struct lz_ctx *c)
 			}
 		}
 	}
-	free(b.off);
-	free(b.at);
 	if (!ret) {
 		qsort(v, n, sizeof(*v), lz_held_cmp);
 		ret = lz_held_touch(c->st, c->k->held, c->k->n_held, v, n);

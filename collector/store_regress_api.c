@@ -34,10 +34,7 @@ static int reinfer_all(struct store *st, double now)
 		const char *metric = (const char *)sqlite3_column_text(s, 1);
 
 		ret = regress_mark(rg, (const char *)sqlite3_column_text(s, 0),
-				   baseline_metric_of(metric) ==
-						   BASELINE_LATENCY
-					   ? BASELINE_LATENCY
-					   : BASELINE_BANDWIDTH);
+				   baseline_metric_row(metric));
 	}
 	sqlite3_reset(s);
 	if (!ret && rc != SQLITE_DONE)

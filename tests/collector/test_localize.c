@@ -11,8 +11,9 @@
  * nothing, a link whose bad tests all share one host port waits for more,
  * a bad test asks for confirmation tests through its links until good
  * tests of other ports follow, two links no test tells apart share the
- * confidence, an element's fresh window drops older tests, counters add
- * evidence, and bad input is refused.
+ * confidence, a bad test is held from an end when other hosts' bad
+ * tests meet at a link it crossed, an element's fresh window drops older tests,
+ * counters add evidence, and bad input is refused.
  */
 #include <errno.h>
 #include <math.h>
@@ -402,6 +403,56 @@ static void test_flap(void **state)
 	free(w);
 }
 
+/*
+ * Held from an end: bad tests of three hosts meet at down(0,1) among good
+ * ones (not enough to name it). A bad test there is held from an end when
+ * the link's other bad tests, without that end, need two ports: from 0
+ * and 16 (the others are 8->6 and 16->4, or 0->4 and 8->6), not from 4
+ * (one test without it) or 8 and 6 (4 is common to the others). Named,
+ * the link explains them and nothing is held; a bad port holds nothing.
+ */
+static void test_held(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	static const int good[][2] = {{2, 6},  {3, 4},	{9, 6},
+				      {10, 4}, {17, 6}, {18, 4}};
+	uint32_t got[16];
+	int h = 5;
+
+	(void)state;
+	world_init(w);
+	add(w, 0, 4, 1, 1);
+	add(w, 8, 6, 2, 1);
+	add(w, 16, 4, 3, 1);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		add(w, good[i][0], good[i][1], 4 + (double)i, 0);
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 0);
+	assert_int_equal(w->e[DOWN(0, 1)].st.bad, 3);
+	assert_int_equal(w->r.held[0], 1);
+	assert_int_equal(w->r.held[1], 0);
+	assert_int_equal(w->r.held[2], 1);
+	for (size_t i = 3; i < w->nt; i++)
+		assert_int_equal(w->r.held[i], 0);
+	localize_result_free(&w->r);
+	/* without the good tests the link is named: nothing held */
+	w->nt = 3;
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 1);
+	assert_int_equal(got[0], DOWN(0, 1));
+	for (size_t i = 0; i < w->nt; i++)
+		assert_int_equal(w->r.held[i], 0);
+	localize_result_free(&w->r);
+	/* a bad port's tests: the links they cross are bad only with it */
+	world_init(w);
+	all_pairs(w, bad_port, &h);
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	for (size_t i = 0; i < w->nt; i++)
+		assert_int_equal(w->r.held[i], 0);
+	localize_result_free(&w->r);
+	free(w);
+}
+
 static void test_noise(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -612,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_named_switch_stays),
 		cmocka_unit_test(test_two_faults_meet),
 		cmocka_unit_test(test_flap),
+		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_one_port),
 		cmocka_unit_test(test_confirm),
