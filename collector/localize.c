@@ -423,6 +423,14 @@ static int lc_pick(struct lctx *c, uint32_t x, double score)
 	return 0;
 }
 
+/* The bad tests element @x must explain (localize.h). */
+static unsigned lc_need(const struct lctx *c, uint32_t x)
+{
+	unsigned k = c->o->bad_tests;
+
+	return k > 1 && c->e[x].bonus >= LOC_CORROBORATED ? k - 1 : k;
+}
+
 static int lc_greedy(struct lctx *c)
 {
 	for (;;) {
@@ -431,7 +439,7 @@ static int lc_greedy(struct lctx *c)
 		int ret;
 
 		if (x == LOC_NONE || score < c->o->min_gain ||
-		    c->cur[x] < c->o->bad_tests)
+		    c->cur[x] < lc_need(c, x))
 			return 0;
 		if (c->e[x].kind >= LOC_LINK && lc_one_port(c, x)) {
 			c->no[x] = LOC_WHY_ONE_PORT;

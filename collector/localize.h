@@ -24,8 +24,10 @@
  * nothing of it): good tests through an element exonerate it, and a link
  * that only flaps still scores. Evidence from elsewhere (its counters: symbol
  * errors, link downed, a degraded width or speed) adds a bonus. The pick must
- * reach
- * @min_gain and explain at least @bad_tests tests; a link or switch is
+ * reach @min_gain and explain at least @bad_tests tests, one fewer when its
+ * bonus reaches LOC_CORROBORATED (counters that say the link is at fault,
+ * not congestion alone: a flapping cable is named from two bad tests and
+ * its errors, where the tests alone need three); a link or switch is
  * also refused when one host port is an end of all its bad tests (that
  * port explains them as well: more tests must tell), and a switch is
  * named only when all its links that carried tests since its first bad
@@ -56,6 +58,10 @@
 #include <stdint.h>
 
 #define LOC_NONE UINT32_MAX
+
+/* A bonus that corroborates an element (above): ln 20, errors on its
+ * ends or a degraded width or speed. */
+#define LOC_CORROBORATED 3.0
 
 enum loc_kind {
 	LOC_PORT = 0, /* host side: evidence per element names it */

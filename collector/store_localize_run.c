@@ -27,8 +27,8 @@
 /* Evidence from counters, as gain (localize.h): errors on a link's ends
  * over the window, a width or speed below what is enabled, and its
  * egress end waiting to send. */
-#define LZ_BONUS_ERRORS 3.0 /* ln 20 */
-#define LZ_BONUS_DEGRADED 3.0
+#define LZ_BONUS_ERRORS LOC_CORROBORATED /* ln 20 */
+#define LZ_BONUS_DEGRADED LOC_CORROBORATED
 #define LZ_BONUS_WAIT 0.7 /* ln 2: congestion says little alone */
 
 struct lz_ctx {

@@ -11,7 +11,8 @@
  * nothing, a link whose bad tests all share one host port waits for more,
  * a bad test asks for confirmation tests through its links until good
  * tests of other ports follow, two links no test tells apart share the
- * confidence, a bad test is held from an end when other hosts' bad
+ * confidence, a link whose counters corroborate it needs one bad test
+ * fewer, a bad test is held from an end when other hosts' bad
  * tests meet at a link it crossed, an element's fresh window drops older tests,
  * counters add evidence, and bad input is refused.
  */
@@ -619,6 +620,38 @@ static void test_bonus(void **state)
 	free(w);
 }
 
+/* A flapping link with errors on its ends is named from bad_tests - 1
+ * bad tests; waiting to send alone does not spare one. */
+static void test_corroborated(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	uint32_t x = DOWN(1, 2), got[16];
+	struct loc_opts o = O;
+	static const double bonus[] = {0, LOC_CORROBORATED - 2.3,
+				       LOC_CORROBORATED};
+
+	(void)state;
+	o.min_gain = 5;
+	world_init(w);
+	add(w, 0, 9, 1, 1);   /* up(0,1), down(1,2) */
+	add(w, 4, 9, 2, 0);   /* up(1,1), down(1,2) */
+	add(w, 12, 11, 3, 1); /* up(3,1), down(1,2) */
+	add(w, 16, 11, 4, 0); /* up(4,1), down(1,2) */
+	for (size_t i = 0; i < 3; i++) {
+		w->e[x].bonus = bonus[i];
+		assert_int_equal(
+			localize_run(&o, w->e, NELEM, w->t, w->nt, &w->r), 0);
+		assert_true(w->e[x].st.gain > o.min_gain);
+		assert_int_equal(named(w, got), i == 2);
+		if (i == 2)
+			assert_int_equal(got[0], x);
+		else
+			assert_int_equal(w->e[x].st.why, LOC_WHY_WEAK);
+		localize_result_free(&w->r);
+	}
+	free(w);
+}
+
 static void test_llr_and_input(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
@@ -670,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_from),
 		cmocka_unit_test(test_bonus),
+		cmocka_unit_test(test_corroborated),
 		cmocka_unit_test(test_llr_and_input),
 	};
 
