@@ -18,7 +18,9 @@
 #    the longest part; their fault-injection tests fail when the host is
 #    loaded (at 10 on 2 cores already), hence one at a time by default;
 #  - the clang build and its suites, in the background;
-#  - the gcc build's other suites, then its unit tests under valgrind.
+#  - the gcc build's other suites, then its unit tests under valgrind,
+#    then the suite localize alone (a simulated subnet and fleet on 10 s
+#    periods, about 5.5 minutes, while the lab's last tests run).
 # The last two run under nice (REST_NICE, 5) so the VMs' emulated CPUs
 # come first: they fill the CPU the lab leaves idle. The background
 # streams' output is kept in build-ci/lab-stream.log and
@@ -33,7 +35,7 @@ bash scripts/install-deps.sh || { echo "dependency install failed"; echo "0 pass
 # ship: the Debian packages, the OCI image and the Kubernetes manifests
 # (they test packaging, not code: the gcc build only). lint: static
 # analysis, cppcheck and shellcheck (tests/style).
-suites=${SUITES:-"unit lint integration ship e2e lab"}
+suites=${SUITES:-"unit lint integration ship e2e localize lab"}
 san_suites=${SAN_SUITES:-"unit integration fuzz"}
 lab_jobs=${LAB_JOBS:-1}
 passed=0 failed=0 skipped=0 no_suites=''
@@ -168,6 +170,23 @@ stream_end() { # PID LOG NAME: wait for the stream, print its log, count
 	fi
 }
 
+# The suite localize (bench/localize/localize.py in small: an ibsim +
+# OpenSM subnet of 128 hosts, the real fabric role and collector, 10
+# faults on 10 s planner periods) on the gcc build, alone: after the other
+# suites and valgrind, while the lab's last tests run. A failure runs
+# once more, alone, and is named FLAKY either way.
+run_localize() { # DIR
+	local dir=$1 t0=$SECONDS
+	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 1 \
+		--logbase testlog-localize --suite localize
+	if [ -f "$dir/meson-logs/testlog-localize.json" ]; then
+		retry_suite "$dir" testlog-localize localize
+	else
+		failed=$((failed + 1))
+	fi
+	phase "localize suite (alone)" "$t0"
+}
+
 # The lab suite, LAB_JOBS at a time, its failures once more alone.
 lab_suite() { # DIR
 	local dir=$1 t0=$SECONDS
@@ -193,9 +212,13 @@ san_stream() { # DIR
 }
 
 gcc_dir=$top/build-ci san_dir=$top/build-ci-san
-rest=() lab=
+rest=() lab='' localize=''
 for s in $suites; do
-	if [ "$s" = lab ]; then lab=1; else rest+=("$s"); fi
+	case $s in
+	lab) lab=1 ;;
+	localize) localize=1 ;;
+	*) rest+=("$s") ;;
+	esac
 done
 
 # The lab's kernel and initramfs while gcc builds (download, unpack: an
@@ -232,6 +255,7 @@ if [ -f "$gcc_dir/build.ninja" ]; then
 	case " $suites " in
 	*" unit "*) [ -n "${SKIP_VALGRIND:-}" ] || run_valgrind "$gcc_dir" ;;
 	esac
+	[ -z "$localize" ] || run_localize "$gcc_dir"
 fi
 [ -n "$san_pid" ] && stream_end "$san_pid" "$san_dir.stream.log" "clang build"
 [ -n "$lab_pid" ] && stream_end "$lab_pid" "$gcc_dir/lab-stream.log" "lab"
