@@ -300,9 +300,9 @@ struct testapi_plan_test {
 	char *local_device; /* NULL: the scheduler's choice */
 	unsigned local_port;
 	char *peer_host, *peer_address; /* address: where its responder is */
-	unsigned peer_port;		/* the responder's TCP port */
+	unsigned peer_tcp_port;		/* the responder's TCP port */
 	char *peer_device;
-	unsigned peer_port_num; /* the peer's HCA port */
+	unsigned peer_hca_port; /* the peer's HCA port */
 	/* The destination LID to send to, one of the peer port's 2^LMC
 	 * (InfiniBand, LMC > 0: it chooses the path); 0: its base LID. */
 	unsigned dlid;

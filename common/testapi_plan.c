@@ -54,12 +54,13 @@ static json_t *pl_test_json(const struct testapi_plan_test *t)
 	json_object_set_new(o, "local", local);
 	testapi_set_str(peer, "host", t->peer_host);
 	testapi_set_str(peer, "address", t->peer_address);
-	if (t->peer_port)
-		json_object_set_new(peer, "port", json_integer(t->peer_port));
+	if (t->peer_tcp_port)
+		json_object_set_new(peer, "port",
+				    json_integer(t->peer_tcp_port));
 	testapi_set_str(peer, "device", t->peer_device);
-	if (t->peer_port_num)
+	if (t->peer_hca_port)
 		json_object_set_new(peer, "port_num",
-				    json_integer(t->peer_port_num));
+				    json_integer(t->peer_hca_port));
 	if (t->dlid)
 		json_object_set_new(peer, TESTAPI_PARAM_DLID,
 				    json_integer(t->dlid));
@@ -194,12 +195,12 @@ static int pl_peer(struct jdec *d, const json_t *o, struct testapi_plan_test *t)
 		ret = jdec_str(d, e, "address", TESTAPI_MAX_ADDRESS, JDEC_NAME,
 			       1, &t->peer_address);
 	if (!ret)
-		ret = testapi_uint(d, e, "port", 65535, 1, &t->peer_port);
+		ret = testapi_uint(d, e, "port", 65535, 1, &t->peer_tcp_port);
 	if (!ret)
 		ret = jdec_str(d, e, "device", TESTAPI_MAX_NAME, JDEC_NAME, 0,
 			       &t->peer_device);
 	if (!ret)
-		ret = testapi_uint(d, e, "port_num", 255, 0, &t->peer_port_num);
+		ret = testapi_uint(d, e, "port_num", 255, 0, &t->peer_hca_port);
 	if (!ret)
 		ret = testapi_uint(d, e, TESTAPI_PARAM_DLID, TESTAPI_LID_MAX, 0,
 				   &t->dlid);

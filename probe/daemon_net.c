@@ -238,10 +238,11 @@ static int net_plan_entry(struct daemon *d, const char *host,
 		 net_str(t->peer_host));
 	snprintf(j->peer_address, sizeof(j->peer_address), "%s",
 		 t->peer_address);
-	snprintf(j->peer_port, sizeof(j->peer_port), "%u", t->peer_port);
+	snprintf(j->peer_tcp_port, sizeof(j->peer_tcp_port), "%u",
+		 t->peer_tcp_port);
 	snprintf(j->peer_device, sizeof(j->peer_device), "%s",
 		 net_str(t->peer_device));
-	j->peer_ib_port = t->peer_port_num;
+	j->peer_ib_port = t->peer_hca_port;
 	j->dlid = t->dlid;
 	j->deadline = t->deadline;
 	e->start_at = t->not_before;

@@ -143,7 +143,8 @@ static bool run_pick_static(struct daemon *d, struct dtest_job *job,
 		snprintf(job->peer_host, sizeof(job->peer_host), "%s", p->name);
 		snprintf(job->peer_address, sizeof(job->peer_address), "%s",
 			 p->address);
-		snprintf(job->peer_port, sizeof(job->peer_port), "%s", p->port);
+		snprintf(job->peer_tcp_port, sizeof(job->peer_tcp_port), "%s",
+			 p->port);
 		snprintf(job->peer_device, sizeof(job->peer_device), "%s",
 			 p->device);
 		job->peer_ib_port = p->ib_port;
@@ -214,7 +215,7 @@ static void run_store(struct daemon *d, const struct dtest_job *job,
 	log_info("test %s %s/%u -> %s (%s%s%s): %s%s%s%s", job->profile.name,
 		 job->device[0] ? job->device : "-", job->ib_port,
 		 job->peer_host, job->selftest ? "loopback" : job->peer_address,
-		 job->selftest ? "" : ":", job->peer_port,
+		 job->selftest ? "" : ":", job->peer_tcp_port,
 		 testapi_outcome_name(outcome), m->busy ? " (busy link: " : "",
 		 m->busy ? m->busy_why : "", m->busy ? ")" : "");
 	if (error && error[0])
@@ -256,7 +257,7 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 	if (job->selftest)
 		dtest_selftest(&p, res);
 	else
-		vt_run(&p, job->peer_address, job->peer_port, res);
+		vt_run(&p, job->peer_address, job->peer_tcp_port, res);
 	vt_portctr_read(sysfs_root, job->device, job->ib_port, &after);
 	m.duration = daemon_mono() - t0;
 	m.aborted = daemon_stop;
@@ -314,7 +315,7 @@ static void *run_thread(void *arg)
 		if (have)
 			snprintf(d->running, sizeof(d->running),
 				 "%.60s %.80s:%.7s", job.profile.name,
-				 job.peer_address, job.peer_port);
+				 job.peer_address, job.peer_tcp_port);
 		if (!have) {
 			double w = run_next_due(d, daemon_epoch(), 1.0) + 0.001;
 

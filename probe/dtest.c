@@ -6,6 +6,8 @@
  */
 #include "dtest.h"
 
+#include "vfig.h"
+
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <jansson.h>
@@ -128,7 +130,7 @@ enum testapi_outcome dtest_outcome(const struct vt_result *res, bool aborted)
 		return TESTAPI_ABORTED;
 	if (!res->status && !res->local.status)
 		return TESTAPI_OK;
-	if (strstr(res->error, "peer refused"))
+	if (res->peer_refused)
 		return TESTAPI_REFUSED;
 	if (res->local.wc_status || res->remote.wc_status)
 		return TESTAPI_VERBS_ERROR;
@@ -158,35 +160,6 @@ static const char *wc_name(int st)
 	if (!st)
 		return NULL;
 	return st > 0 && (size_t)st < n ? names[st] : "IBV_WC_GENERAL_ERR";
-}
-
-/*
- * The figures the engine measured at the client (the others stay
- * unknown): a latency test measures no bandwidth, so it sends none (a 0
- * there was read as a link's bandwidth by the port aggregates).
- */
-static void dtest_figures(double *fig, const struct vt_result *res)
-{
-	const struct vt_side *s = &res->local;
-
-	/* the test API's one classifier says which figure judges it */
-	if (testapi_test_measures(vt_test_name(res->test),
-				  TESTAPI_METRIC_BANDWIDTH)) {
-		fig[TESTAPI_FIG_BW_AVG] = s->bw_avg_Bps;
-		fig[TESTAPI_FIG_BW_PEAK] = s->bw_peak_Bps;
-		fig[TESTAPI_FIG_BW_MIN] = s->bw_min_Bps;
-	}
-	fig[TESTAPI_FIG_MSG_RATE] = s->msg_rate;
-	if (s->has_lat && s->lat.n) {
-		fig[TESTAPI_FIG_LAT_MIN] = s->lat.min_s;
-		fig[TESTAPI_FIG_LAT_MEDIAN] = s->lat.median_s;
-		fig[TESTAPI_FIG_LAT_MEAN] = s->lat.mean_s;
-		fig[TESTAPI_FIG_LAT_P99] = s->lat.p99_s;
-		fig[TESTAPI_FIG_LAT_P999] = s->lat.p999_s;
-		fig[TESTAPI_FIG_LAT_MAX] = s->lat.max_s;
-		fig[TESTAPI_FIG_LAT_STDEV] = s->lat.stdev_s;
-	}
-	fig[TESTAPI_FIG_CPU] = s->cpu_s;
 }
 
 static json_t *dtest_params_json(const struct dtest_job *job,
@@ -252,7 +225,7 @@ int dtest_encode(const struct dtest_job *job, const struct vt_result *res,
 	r.busy = m->busy;
 	r.busy_reason = m->busy ? (char *)m->busy_why : NULL;
 	if (res && outcome == TESTAPI_OK)
-		dtest_figures(r.fig, res);
+		vfig_of(r.fig, res->test, &res->local); /* the client's */
 	r.params = params ? json_dumps(params, JSON_COMPACT) : NULL;
 	json_decref(params);
 	ret = r.params ? testapi_result_encode(&r, out) : -ENOMEM;

@@ -23,9 +23,9 @@ struct dtest_job {
 	struct probe_profile profile;
 	char device[PROBE_NAME_MAX]; /* local */
 	unsigned ib_port;
-	char peer_host[256];	/* name for the result */
-	char peer_address[256]; /* where its responder listens */
-	char peer_port[8];
+	char peer_host[256];		  /* name for the result */
+	char peer_address[256];		  /* where its responder listens */
+	char peer_tcp_port[8];		  /* its responder's TCP port */
 	char peer_device[PROBE_NAME_MAX]; /* "": unknown */
 	unsigned peer_ib_port;
 	unsigned dlid;	 /* the plan's destination LID; 0: none */

@@ -6,8 +6,11 @@
  */
 #include "vout.h"
 
+#include "vfig.h"
+
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -139,7 +142,19 @@ void vout_sum(const struct vt_side *a, const struct vt_side *b,
 	sum->cpu_s = a->cpu_s + b->cpu_s;
 }
 
-static json_t *json_side(const struct vt_side *s)
+/* The test API's figure keys (testapi.h) of side @s, those it measured. */
+static void json_figures(json_t *o, enum vt_test test, const struct vt_side *s)
+{
+	double fig[TESTAPI_FIG_COUNT];
+
+	vfig_of(fig, test, s);
+	for (int i = 0; i < TESTAPI_FIG_COUNT; i++)
+		if (isfinite(fig[i]))
+			json_object_set_new(o, testapi_figs[i].key,
+					    json_real(fig[i]));
+}
+
+static json_t *json_side(enum vt_test test, const struct vt_side *s)
 {
 	json_t *o = json_pack(
 		"{s:s, s:s, s:I, s:I, s:f, s:f, s:f, s:f, s:f, "
@@ -169,6 +184,7 @@ static json_t *json_side(const struct vt_side *s)
 				  "p99_9_seconds", s->lat.p999_s, "max_seconds",
 				  s->lat.max_s, "stdev_seconds",
 				  s->lat.stdev_s));
+	json_figures(o, test, s);
 	return o;
 }
 
@@ -245,24 +261,24 @@ int vout_json(FILE *f, enum vt_test test, const char *role,
 	json_object_set_new(o, "parameters", json_params(&res->used));
 	/* This process's view, and the peer's from its DONE or RESULT. */
 	json_object_set_new(o, client ? "client" : "responder",
-			    json_side(&res->local));
+			    json_side(test, &res->local));
 	json_object_set_new(o, client ? "responder" : "client",
-			    res->remote_valid ? json_side(&res->remote)
+			    res->remote_valid ? json_side(test, &res->remote)
 					      : json_null());
 	/* Bidirectional: each side's figure is what it sent; and both. */
 	if (res->used.bidir && res->remote_valid) {
 		struct vt_side sum;
+		json_t *j;
 
 		vout_sum(&res->local, &res->remote, &sum);
-		json_object_set_new(
-			o, "sum",
-			json_pack("{s:I, s:I, s:f, s:f, s:f, s:f}", "bytes",
-				  (json_int_t)sum.bytes, "messages",
-				  (json_int_t)sum.msgs,
-				  "bw_average_bytes_per_second", sum.bw_avg_Bps,
-				  "bw_peak_bytes_per_second", sum.bw_peak_Bps,
-				  "bw_min_bytes_per_second", sum.bw_min_Bps,
-				  "message_rate_per_second", sum.msg_rate));
+		j = json_pack("{s:I, s:I, s:f, s:f}", "bytes",
+			      (json_int_t)sum.bytes, "messages",
+			      (json_int_t)sum.msgs,
+			      "bw_average_bytes_per_second", sum.bw_avg_Bps,
+			      "message_rate_per_second", sum.msg_rate);
+		if (j)
+			json_figures(j, test, &sum);
+		json_object_set_new(o, "sum", j);
 	}
 	/* Both roles: the responder's port (its own, or from RESULT). */
 	json_object_set_new(o, "responder_port_counters",

@@ -131,7 +131,9 @@ def draw(fabric, kinds, repeat, rng, o, per_wave=1):
     """The faults of the run: each kind of @kinds @repeat times, in a
     random order, @per_wave at a time (one by default), on elements no
     other fault uses: hosts apart, and cables only of spines no spine
-    fault takes. Returns [fleet_model.Fault]."""
+    fault takes (with fewer spines than twice the spine faults, one at a
+    time, those take turns on half the spines). Returns
+    [fleet_model.Fault]."""
     order = [k for k in kinds for _ in range(repeat)]
     rng.shuffle(order)
     free = list(fabric.hosts)
@@ -139,9 +141,17 @@ def draw(fabric, kinds, repeat, rng, o, per_wave=1):
     r = fabric.routes
     spines = list(range(r.spines))
     rng.shuffle(spines)
-    spines = spines[:order.count("spine")]  # the spine faults', in turn
+    n_spine = order.count("spine")
+    turns = n_spine > r.spines // 2 and per_wave == 1
+    if turns:
+        # few spines (64 hosts: 2): the spine faults take turns on half of
+        # them, one fault at a time, and the others keep their cables
+        spines = spines[:max(1, r.spines // 2)]
+    else:
+        spines = spines[:n_spine]  # the spine faults', in turn
     cables = [(leaf, s) for leaf in range(r.leaves) for s in range(r.spines)
               if s not in spines]
+    spine_turn = 0
     rng.shuffle(cables)
     out = []
     for i, kind in enumerate(order):
@@ -165,9 +175,10 @@ def draw(fabric, kinds, repeat, rng, o, per_wave=1):
             f = fleet_model.Fault(group, kind, label,
                                   Cable(kind, keys, label), share=0.5)
         elif kind == "spine":
-            if not spines:
+            if not spines or (not turns and spine_turn >= len(spines)):
                 raise ValueError("not enough spines for the faults drawn")
-            s = spines.pop()
+            s = spines[-1 - spine_turn % len(spines)]
+            spine_turn += 1
             label = "%s, every link at 50%%" % r.spine(s)
             f = fleet_model.Fault(group, "spine", label, Cable(
                 "spine", [("switch", r.spine(s))], label), share=0.5)

@@ -180,7 +180,19 @@ class DrawTest(unittest.TestCase):
         for c in cables:
             self.assertNotIn(c[1][1], spines)  # spine -> leaf end
         with self.assertRaises(ValueError):
-            loc_model.draw(f, ["spine"], 3, random.Random(5), O)
+            loc_model.draw(f, ["spine"], 3, random.Random(5), O, per_wave=3)
+
+    def test_spines_take_turns(self):
+        """More spine faults than half the spines, one at a time: they take
+        turns on half of them; the cable faults keep to the others."""
+        f = fabric()
+        out = loc_model.draw(f, ("spine", "flap"), 3, random.Random(5), O)
+        spines = {x.element.key[1] for x in out if x.kind == "spine"}
+        self.assertEqual(len(spines), SPINES // 2)
+        self.assertEqual(sum(x.kind == "spine" for x in out), 3)
+        for x in out:
+            if x.kind == "flap":
+                self.assertNotIn(x.element.keys[1][1], spines)
 
 
 class ScoreTest(unittest.TestCase):

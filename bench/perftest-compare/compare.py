@@ -131,13 +131,13 @@ def ibpulse(probe, test, flags, metric):
     d = json.loads(out)
     c = d["client"]
     if metric == "bw":
-        return c["bw_average_bytes_per_second"] / 2**20
+        return c["bw_avg_bytes_per_second"] / 2**20
     if metric == "bwsum":
-        return d["sum"]["bw_average_bytes_per_second"] / 2**20
+        return d["sum"]["bw_avg_bytes_per_second"] / 2**20
     if metric == "rate":
-        return c["message_rate_per_second"] / 1e6
+        return c["msg_rate_per_second"] / 1e6
     if metric == "lat":
-        return c["latency"]["median_seconds"] * 1e6
+        return c["lat_median_seconds"] * 1e6
     p = d["parameters"]
     return cpu / (p["size_bytes"] * p["iterations"] * p["qps"] / 1e9)
 

@@ -565,9 +565,9 @@ int ctrl_result_encode(int type, const struct ctrl_result *m, uint8_t *buf,
 	w_u64(&w, m->msgs);
 	w_u64(&w, m->elapsed_ns);
 	w_u64(&w, m->cpu_ns);
-	w_u64(&w, m->bw_avg_bps);
-	w_u64(&w, m->bw_peak_bps);
-	w_u64(&w, m->bw_min_bps);
+	w_u64(&w, m->bw_avg_Bps);
+	w_u64(&w, m->bw_peak_Bps);
+	w_u64(&w, m->bw_min_Bps);
 	w_u64(&w, m->lat_n);
 	for (i = 0; i < 7; i++)
 		w_u64(&w, m->lat_ns[i]);
@@ -594,9 +594,9 @@ int ctrl_result_decode(const uint8_t *p, size_t len, unsigned version,
 	m->msgs = r_u64(&r);
 	m->elapsed_ns = r_u64(&r);
 	m->cpu_ns = r_u64(&r);
-	m->bw_avg_bps = r_u64(&r);
-	m->bw_peak_bps = r_u64(&r);
-	m->bw_min_bps = r_u64(&r);
+	m->bw_avg_Bps = r_u64(&r);
+	m->bw_peak_Bps = r_u64(&r);
+	m->bw_min_Bps = r_u64(&r);
 	m->lat_n = r_u64(&r);
 	for (i = 0; i < 7; i++)
 		m->lat_ns[i] = r_u64(&r);

@@ -175,9 +175,9 @@ struct ctrl_result {
 	uint64_t msgs;
 	uint64_t elapsed_ns;
 	uint64_t cpu_ns;
-	uint64_t bw_avg_bps;
-	uint64_t bw_peak_bps;
-	uint64_t bw_min_bps;
+	uint64_t bw_avg_Bps;
+	uint64_t bw_peak_Bps;
+	uint64_t bw_min_Bps;
 	uint64_t lat_n;
 	uint64_t lat_ns[7]; /* min, median, mean, p99, p99.9, max, stdev */
 	char error[CTRL_REASON_MAX + 1];

@@ -55,6 +55,7 @@ int vsess_expect(struct vsess *s, int type, uint64_t deadline_ns)
 	if (s->h.type == CTRL_REFUSE) {
 		if (ctrl_refuse_decode(s->in, s->h.len, &ref))
 			return vsess_fail(s, -EBADMSG, "malformed REFUSE");
+		s->res->peer_refused = true;
 		return vsess_fail(s, ref.code, "peer refused: %s", ref.reason);
 	}
 	if (s->version && s->h.version != s->version)
@@ -201,9 +202,9 @@ void vsess_side_to_msg(const struct vt_side *s, struct ctrl_result *m)
 	m->msgs = s->msgs;
 	m->elapsed_ns = ns(s->elapsed_s);
 	m->cpu_ns = ns(s->cpu_s);
-	m->bw_avg_bps = (uint64_t)s->bw_avg_Bps;
-	m->bw_peak_bps = (uint64_t)s->bw_peak_Bps;
-	m->bw_min_bps = (uint64_t)s->bw_min_Bps;
+	m->bw_avg_Bps = (uint64_t)s->bw_avg_Bps;
+	m->bw_peak_Bps = (uint64_t)s->bw_peak_Bps;
+	m->bw_min_Bps = (uint64_t)s->bw_min_Bps;
 	if (s->has_lat) {
 		m->lat_n = s->lat.n;
 		m->lat_ns[0] = ns(s->lat.min_s);
@@ -229,9 +230,9 @@ void vsess_msg_to_side(const struct ctrl_result *m, struct vt_side *s)
 	s->msgs = m->msgs;
 	s->elapsed_s = (double)m->elapsed_ns / 1e9;
 	s->cpu_s = (double)m->cpu_ns / 1e9;
-	s->bw_avg_Bps = (double)m->bw_avg_bps;
-	s->bw_peak_Bps = (double)m->bw_peak_bps;
-	s->bw_min_Bps = (double)m->bw_min_bps;
+	s->bw_avg_Bps = (double)m->bw_avg_Bps;
+	s->bw_peak_Bps = (double)m->bw_peak_Bps;
+	s->bw_min_Bps = (double)m->bw_min_Bps;
 	if (s->elapsed_s > 0)
 		s->msg_rate = (double)s->msgs / s->elapsed_s;
 	if (m->lat_n) {

@@ -129,7 +129,7 @@ int vstats_bins_add(struct vstats_bins *b, uint64_t t_ns, uint64_t bytes)
 }
 
 size_t vstats_bins_minmax(const struct vstats_bins *b, uint64_t end_ns,
-			  double *min_bps, double *max_bps)
+			  double *min_Bps, double *max_Bps)
 {
 	size_t whole, i;
 	double lo = INFINITY, hi = 0;
@@ -139,16 +139,16 @@ size_t vstats_bins_minmax(const struct vstats_bins *b, uint64_t end_ns,
 	whole = (size_t)((end_ns - b->start_ns) / b->width_ns);
 	for (i = 0; i < whole; i++) {
 		uint64_t v = i < b->nbins ? b->bytes[i] : 0;
-		double bps = (double)v * 1e9 / (double)b->width_ns;
+		double Bps = (double)v * 1e9 / (double)b->width_ns;
 
-		if (bps < lo)
-			lo = bps;
-		if (bps > hi)
-			hi = bps;
+		if (Bps < lo)
+			lo = Bps;
+		if (Bps > hi)
+			hi = Bps;
 	}
 	if (whole) {
-		*min_bps = lo;
-		*max_bps = hi;
+		*min_Bps = lo;
+		*max_Bps = hi;
 	}
 	return whole;
 }

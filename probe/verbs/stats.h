@@ -76,6 +76,6 @@ int vstats_bins_add(struct vstats_bins *b, uint64_t t_ns, uint64_t bytes);
  * whole bins used; with none, *min and *max are left untouched.
  */
 size_t vstats_bins_minmax(const struct vstats_bins *b, uint64_t end_ns,
-			  double *min_bps, double *max_bps);
+			  double *min_Bps, double *max_Bps);
 
 #endif

@@ -206,6 +206,8 @@ struct vt_result {
 	 * admission hook refused). NULL otherwise.
 	 */
 	const char *refused;
+	/* Client: the responder refused it (a REFUSE; error says why). */
+	bool peer_refused;
 };
 
 /* Limits a responder enforces before it registers any memory. */

@@ -69,7 +69,7 @@ static void fuzz_plan(const char *text, size_t size)
 		const struct testapi_plan_test *t = &p->tests[i];
 
 		if (!t->id || !t->profile || !t->peer_address ||
-		    !t->peer_port || (t->has_ticket != !!t->ticket.key) ||
+		    !t->peer_tcp_port || (t->has_ticket != !!t->ticket.key) ||
 		    (t->has_ticket && strlen(t->ticket.key) != TESTAPI_KEY_HEX))
 			abort();
 	}

@@ -121,9 +121,9 @@ static void same_plan_test(const struct testapi_plan_test *a,
 	assert_int_equal(a->local_port, b->local_port);
 	same_str(a->peer_host, b->peer_host);
 	same_str(a->peer_address, b->peer_address);
-	assert_int_equal(a->peer_port, b->peer_port);
+	assert_int_equal(a->peer_tcp_port, b->peer_tcp_port);
 	same_str(a->peer_device, b->peer_device);
-	assert_int_equal(a->peer_port_num, b->peer_port_num);
+	assert_int_equal(a->peer_hca_port, b->peer_hca_port);
 	assert_int_equal(a->dlid, b->dlid);
 	same_num(a->not_before, b->not_before);
 	same_num(a->deadline, b->deadline);

@@ -46,7 +46,7 @@ def check_duration_lat(doc, args):
 def check_bidir(doc):
     """Each side's figure is what it sent; both > 0, and their sum."""
     c, r, s = doc["client"], doc["responder"], doc.get("sum")
-    key = "bw_average_bytes_per_second"
+    key = "bw_avg_bytes_per_second"
     if not (c[key] > 0 and r[key] > 0 and r["messages"] > 0):
         fail("bidirectional: client %r, responder %r" % (c[key], r[key]))
     if s is None or abs(s[key] - c[key] - r[key]) > 1e-6 * s[key]:
@@ -74,18 +74,26 @@ def main():
         lat = c.get("latency")
         if not lat:
             fail("no latency block")
-        keys = ["min_seconds", "median_seconds", "p99_seconds", "max_seconds"]
-        vals = [lat[k] for k in keys]
+        keys = ["min", "median", "p99", "max"]
+        vals = [c["lat_%s_seconds" % k] for k in keys]
+        # the deprecated keys (docs/verbs.md, "Output") say the same
+        if [lat[k + "_seconds"] for k in keys] != vals:
+            fail("latency: %r against %r" % (lat, vals))
+        if "bw_avg_bytes_per_second" in c:
+            fail("a latency test with a bandwidth figure")
         if not (0 < vals[0] <= vals[1] <= vals[2] <= vals[3] < 1):
             fail("latency order: %r" % (vals,))
-        if not (0 <= lat["stdev_seconds"] < 1):
-            fail("stdev %r" % lat["stdev_seconds"])
+        if not (0 <= c["lat_stdev_seconds"] < 1):
+            fail("stdev %r" % c["lat_stdev_seconds"])
         print("ok: %s median %.1f us p99 %.1f us" %
-              (test, lat["median_seconds"] * 1e6, lat["p99_seconds"] * 1e6))
+              (test, vals[1] * 1e6, vals[2] * 1e6))
         if arg(args, "-D", "--duration"):
             check_duration_lat(doc, args)
     else:
-        avg = c["bw_average_bytes_per_second"]
+        avg = c["bw_avg_bytes_per_second"]
+        if (c["bw_average_bytes_per_second"] != avg
+                or c["message_rate_per_second"] != c["msg_rate_per_second"]):
+            fail("the deprecated keys differ: %r" % (c,))
         lo, hi = c["bw_min_bytes_per_second"], c["bw_peak_bytes_per_second"]
         if not (avg > 0 and c["messages"] > 0 and lo <= avg * 1.0001
                 and avg <= hi * 1.0001):
@@ -96,7 +104,7 @@ def main():
             check_bidir(doc)
         print("ok: %s %.1f MiB/s (min %.1f, peak %.1f), %.0f msg/s" %
               (test, avg / 2**20, lo / 2**20, hi / 2**20,
-               c["message_rate_per_second"]))
+               c["msg_rate_per_second"]))
     # The responder reads its port's counters around the test (protocol v2);
     # one VM: client and responder share rxe0, whose hw_counters count
     # packets both ways, at least one per message.
