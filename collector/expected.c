@@ -120,18 +120,26 @@ int expected_test_parse(const char *test, const char *params,
 			struct expected_test *out)
 {
 	struct testapi_params tp;
+	struct testapi_kind k;
 
 	memset(out, 0, sizeof(*out));
-	if (!test)
+	/* the test API's one classifier: a bandwidth test, and its op */
+	if (testapi_test_kind(test, 0, &k) ||
+	    k.metric != TESTAPI_METRIC_BANDWIDTH)
 		return -ENOTSUP;
-	if (!strcmp(test, "write_bw"))
+	switch (k.op) {
+	case TESTAPI_OP_WRITE:
 		out->op = EXPECTED_WRITE;
-	else if (!strcmp(test, "read_bw"))
+		break;
+	case TESTAPI_OP_READ:
 		out->op = EXPECTED_READ;
-	else if (!strcmp(test, "send_bw"))
+		break;
+	case TESTAPI_OP_SEND:
 		out->op = EXPECTED_SEND;
-	else
+		break;
+	default: /* atomics: no wire model */
 		return -ENOTSUP;
+	}
 	/* the typed params of the test API; unknown: 64 KiB at MTU 4096 */
 	testapi_params_decode(params, &tp);
 	out->size = tp.size > 0 ? (double)tp.size : 65536;

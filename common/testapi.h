@@ -127,9 +127,20 @@ int testapi_metric_parse(const char *name, enum testapi_metric *out);
 #define TESTAPI_FLOW_REVERSE 2u /* responder to initiator (read) */
 #define TESTAPI_FLOW_BOTH 3u	/* round trips, atomics, bidirectional */
 
+/* The verbs operation a test makes (what its wire efficiency depends on). */
+enum testapi_op {
+	TESTAPI_OP_UNKNOWN = 0,
+	TESTAPI_OP_WRITE,
+	TESTAPI_OP_READ,
+	TESTAPI_OP_SEND, /* RC SEND */
+	TESTAPI_OP_ATOMIC,
+	TESTAPI_OP_UD_SEND,
+};
+
 struct testapi_kind {
 	enum testapi_metric metric;
 	unsigned flow; /* TESTAPI_FLOW_* */
+	enum testapi_op op;
 };
 
 /*
@@ -137,8 +148,9 @@ struct testapi_kind {
  * judged on bandwidth, *_lat tests on latency; write and send move data
  * from the initiator to the responder, read the other way, and round
  * trips (every latency test, the atomics) and @bidirectional tests both
- * ways. Returns 0, or -ENOENT for a name it does not know (then metric
- * NONE and flow BOTH: the caller's safest guess).
+ * ways; the operation it makes. Returns 0, or -ENOENT for a name it does
+ * not know (then metric NONE, flow BOTH: the caller's safest guess, and op
+ * UNKNOWN).
  */
 int testapi_test_kind(const char *test, int bidirectional,
 		      struct testapi_kind *out);
@@ -172,6 +184,15 @@ struct testapi_params {
  * Returns 0, or -EINVAL when @json is not a JSON object.
  */
 int testapi_params_decode(const char *json, struct testapi_params *out);
+
+/*
+ * testapi_params_encode() - the typed fields of @p into JSON object @obj
+ * (jansson's json_t), under the keys testapi_params_decode() reads: the
+ * unknown ones (-1, a dlid of 0) left out, bidirectional and selftest
+ * always. Returns 0 or -ENOMEM.
+ */
+struct json_t;
+int testapi_params_encode(const struct testapi_params *p, struct json_t *obj);
 
 /* ---- POST /api/v1/results ---- */
 

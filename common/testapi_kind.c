@@ -15,21 +15,26 @@ static const struct {
 	const char *name;
 	enum testapi_metric metric;
 	unsigned flow;
+	enum testapi_op op;
 } testapi_kinds[] = {
+#define BW TESTAPI_METRIC_BANDWIDTH
+#define LAT TESTAPI_METRIC_LATENCY
 	/* one way: the data a bandwidth test moves, and its direction */
-	{"write_bw", TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_FORWARD},
-	{"send_bw", TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_FORWARD},
-	{"read_bw", TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_REVERSE},
+	{"write_bw", BW, TESTAPI_FLOW_FORWARD, TESTAPI_OP_WRITE},
+	{"send_bw", BW, TESTAPI_FLOW_FORWARD, TESTAPI_OP_SEND},
+	{"read_bw", BW, TESTAPI_FLOW_REVERSE, TESTAPI_OP_READ},
 	/* atomics: a request out and 8 bytes back, both paths limit it */
-	{"fadd_bw", TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
-	{"cas_bw", TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
+	{"fadd_bw", BW, TESTAPI_FLOW_BOTH, TESTAPI_OP_ATOMIC},
+	{"cas_bw", BW, TESTAPI_FLOW_BOTH, TESTAPI_OP_ATOMIC},
 	/* latency: a round trip crosses both paths */
-	{"write_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-	{"send_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-	{"read_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-	{"fadd_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-	{"cas_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-	{"ud_send_lat", TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
+	{"write_lat", LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_WRITE},
+	{"send_lat", LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_SEND},
+	{"read_lat", LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_READ},
+	{"fadd_lat", LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_ATOMIC},
+	{"cas_lat", LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_ATOMIC},
+	{"ud_send_lat", LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_UD_SEND},
+#undef BW
+#undef LAT
 };
 
 static const char *const testapi_metric_names[] = {
@@ -58,13 +63,15 @@ int testapi_metric_parse(const char *name, enum testapi_metric *out)
 int testapi_test_kind(const char *test, int bidirectional,
 		      struct testapi_kind *out)
 {
-	*out = (struct testapi_kind){TESTAPI_METRIC_NONE, TESTAPI_FLOW_BOTH};
+	*out = (struct testapi_kind){TESTAPI_METRIC_NONE, TESTAPI_FLOW_BOTH,
+				     TESTAPI_OP_UNKNOWN};
 	if (!test)
 		return -ENOENT;
 	for (size_t i = 0; i < sizeof(testapi_kinds) / sizeof(*testapi_kinds);
 	     i++)
 		if (!strcmp(test, testapi_kinds[i].name)) {
 			out->metric = testapi_kinds[i].metric;
+			out->op = testapi_kinds[i].op;
 			out->flow = bidirectional ? TESTAPI_FLOW_BOTH
 						  : testapi_kinds[i].flow;
 			return 0;
@@ -114,6 +121,27 @@ int testapi_params_decode(const char *json, struct testapi_params *out)
 	out->selftest = json_is_true(json_object_get(p, "selftest"));
 	json_decref(p);
 	return 0;
+}
+
+int testapi_params_encode(const struct testapi_params *p, json_t *obj)
+{
+	const struct {
+		const char *key;
+		int64_t v;
+	} ints[] = {{"size", p->size},
+		    {"qps", p->qps},
+		    {"mtu", p->mtu},
+		    {TESTAPI_PARAM_DLID, p->dlid ? (int64_t)p->dlid : -1}};
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (ints[i].v >= 0)
+			bad |= json_object_set_new(obj, ints[i].key,
+						   json_integer(ints[i].v));
+	bad |= json_object_set_new(obj, "bidirectional",
+				   json_boolean(p->bidirectional));
+	bad |= json_object_set_new(obj, "selftest", json_boolean(p->selftest));
+	return bad ? -ENOMEM : 0;
 }
 
 int testapi_params_check(struct jdec *d, const json_t *p)

@@ -166,27 +166,34 @@ static json_t *dtest_params_json(const struct dtest_job *job,
 				 const struct vt_result *res)
 {
 	const struct probe_profile *p = &job->profile;
-	json_t *o =
-		json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:b}", "test",
-			  p->test, "size", (json_int_t)p->size, "qps",
-			  (json_int_t)p->qps, "duration", p->duration, "iters",
-			  (json_int_t)p->iters, "pkey", (json_int_t)p->pkey,
-			  "sl", (json_int_t)p->sl, "selftest", job->selftest);
+	const int used = res && res->used.device[0];
+	/* the typed fields (testapi.h), then the rest for the eyes */
+	const struct testapi_params tp = {
+		.size = p->size,
+		.qps = p->qps,
+		.mtu = used ? (int64_t)res->used.mtu : -1,
+		.bidirectional = used && res->used.bidir,
+		.selftest = job->selftest,
+		.dlid = used ? res->used.dlid : 0,
+	};
+	json_t *o = json_pack("{s:s, s:f, s:I, s:I, s:I}", "test", p->test,
+			      "duration", p->duration, "iters",
+			      (json_int_t)p->iters, "pkey", (json_int_t)p->pkey,
+			      "sl", (json_int_t)p->sl);
 
+	if (o && testapi_params_encode(&tp, o)) {
+		json_decref(o);
+		return NULL;
+	}
 	if (o && p->gid[0])
 		json_object_set_new(o, "gid", json_string(p->gid));
-	if (o && res && res->used.device[0]) {
+	if (o && used) {
 		json_object_set_new(o, "gid_index",
 				    json_integer(res->used.gid_index));
-		json_object_set_new(o, "mtu", json_integer(res->used.mtu));
 		json_object_set_new(o, "used_pkey",
 				    json_integer(res->used.pkey));
 		json_object_set_new(o, "used_iters",
 				    json_integer(res->used.iters));
-		/* typed (testapi.h): which of the peer's LIDs, when chosen */
-		if (res->used.dlid)
-			json_object_set_new(o, TESTAPI_PARAM_DLID,
-					    json_integer(res->used.dlid));
 	}
 	return o;
 }

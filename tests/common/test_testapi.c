@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "buf.h"
 #include "testapi_fx.h"
@@ -352,7 +353,8 @@ static void test_plan_round_trip(void **state)
 	free(text);
 }
 
-/* The one classifier: metric and data direction of every test name. */
+/* The one classifier: metric, data direction and operation of every test
+ * name. */
 static void test_kinds(void **state)
 {
 	static const struct {
@@ -360,16 +362,21 @@ static void test_kinds(void **state)
 		int bidir;
 		enum testapi_metric m;
 		unsigned flow;
+		enum testapi_op op;
 	} rows[] = {
-		{"write_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_FORWARD},
-		{"send_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_FORWARD},
-		{"read_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_REVERSE},
-		{"write_bw", 1, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
-		{"read_bw", 1, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
-		{"fadd_bw", 0, TESTAPI_METRIC_BANDWIDTH, TESTAPI_FLOW_BOTH},
-		{"write_lat", 0, TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-		{"read_lat", 0, TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
-		{"ud_send_lat", 0, TESTAPI_METRIC_LATENCY, TESTAPI_FLOW_BOTH},
+#define BW TESTAPI_METRIC_BANDWIDTH
+#define LAT TESTAPI_METRIC_LATENCY
+		{"write_bw", 0, BW, TESTAPI_FLOW_FORWARD, TESTAPI_OP_WRITE},
+		{"send_bw", 0, BW, TESTAPI_FLOW_FORWARD, TESTAPI_OP_SEND},
+		{"read_bw", 0, BW, TESTAPI_FLOW_REVERSE, TESTAPI_OP_READ},
+		{"write_bw", 1, BW, TESTAPI_FLOW_BOTH, TESTAPI_OP_WRITE},
+		{"read_bw", 1, BW, TESTAPI_FLOW_BOTH, TESTAPI_OP_READ},
+		{"fadd_bw", 0, BW, TESTAPI_FLOW_BOTH, TESTAPI_OP_ATOMIC},
+		{"write_lat", 0, LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_WRITE},
+		{"read_lat", 0, LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_READ},
+		{"ud_send_lat", 0, LAT, TESTAPI_FLOW_BOTH, TESTAPI_OP_UD_SEND},
+#undef BW
+#undef LAT
 	};
 	struct testapi_kind k;
 
@@ -379,9 +386,11 @@ static void test_kinds(void **state)
 			testapi_test_kind(rows[i].test, rows[i].bidir, &k), 0);
 		assert_int_equal(k.metric, rows[i].m);
 		assert_int_equal(k.flow, rows[i].flow);
+		assert_int_equal(k.op, rows[i].op);
 	}
 	assert_int_equal(testapi_test_kind("ping", 0, &k), -ENOENT);
 	assert_int_equal(k.metric, TESTAPI_METRIC_NONE);
+	assert_int_equal(k.op, TESTAPI_OP_UNKNOWN);
 	assert_int_equal(k.flow, TESTAPI_FLOW_BOTH);
 	assert_int_equal(testapi_test_kind(NULL, 0, &k), -ENOENT);
 	assert_true(
@@ -455,6 +464,42 @@ static void test_params(void **state)
 	assert_int_equal(testapi_params_decode("{", &p), -EINVAL);
 }
 
+/* What the probe encodes the collector decodes, with the same keys; the
+ * unknown stay unknown. */
+static void test_params_encode(void **state)
+{
+	const struct testapi_params in[] = {
+		{.size = 65536,
+		 .qps = 8,
+		 .mtu = 4096,
+		 .bidirectional = 1,
+		 .dlid = 154},
+		{.size = -1, .qps = -1, .mtu = -1, .selftest = 1},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		json_t *o = json_object();
+		struct testapi_params out;
+		char *txt;
+
+		assert_int_equal(testapi_params_encode(&in[i], o), 0);
+		txt = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+		assert_int_equal(testapi_params_decode(txt, &out), 0);
+		assert_int_equal(out.size, in[i].size);
+		assert_int_equal(out.qps, in[i].qps);
+		assert_int_equal(out.mtu, in[i].mtu);
+		assert_int_equal(out.dlid, in[i].dlid);
+		assert_int_equal(out.bidirectional, in[i].bidirectional);
+		assert_int_equal(out.selftest, in[i].selftest);
+		if (i == 1) /* the unknown are left out */
+			assert_string_equal(txt, "{\"bidirectional\":false,"
+						 "\"selftest\":true}");
+		free(txt);
+		json_decref(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_plan_round_trip),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_metric_names),
+		cmocka_unit_test(test_params_encode),
 		cmocka_unit_test(test_params),
 	};
 
