@@ -11,6 +11,7 @@
 #include "store_localize.h"
 #include "log.h"
 #include "map.h"
+#include "dbsettings.h"
 #include "schema.h"
 #include "store_health.h"
 #include "store_regress.h"
@@ -209,6 +210,49 @@ static int store_paths(struct store *st, const char *path)
 	return 0;
 }
 
+/*
+ * The settings the exporter must use as the collector does
+ * (common/dbsettings.h), written at every start: one transaction.
+ */
+static int store_settings_write(struct store *st)
+{
+	const struct store_opts *o = &st->opts;
+	char period[32], ahead[32];
+	const char *kv[][2] = {
+		{DBSET_PLAN_PERIOD, period},
+		{DBSET_GROUP_LABEL, o->group_label ? o->group_label : ""},
+		{DBSET_RESULTS_MAX_AHEAD, ahead},
+	};
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	snprintf(period, sizeof(period), "%.17g", o->results_period);
+	snprintf(ahead, sizeof(ahead), "%.17g", o->results_max_ahead);
+	rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(st->db,
+					"INSERT INTO setting (key, value) "
+					"VALUES (:key, :value) ON CONFLICT "
+					"(key) DO UPDATE SET value = "
+					"excluded.value",
+					-1, &s, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(kv) / sizeof(*kv);
+	     i++) {
+		sqlite3_bind_text(s, 1, kv[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, kv[i][1], -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		rc = rc == SQLITE_DONE ? sqlite3_reset(s) : rc;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return store_err(st, rc, "settings for the exporter");
+	}
+	return 0;
+}
+
 int store_open(const struct store_opts *o, struct store **out)
 {
 	struct store *st = calloc(1, sizeof(*st));
@@ -234,6 +278,8 @@ int store_open(const struct store_opts *o, struct store **out)
 		ret = store_check_wal(st);
 	if (!ret)
 		ret = schema_apply(st->db, o->schema_dir, &version);
+	if (!ret)
+		ret = store_settings_write(st);
 	if (!ret)
 		ret = store_prepare(st);
 	if (!ret)

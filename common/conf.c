@@ -48,6 +48,11 @@ static int conf_apply(const struct conf_opt *o, void *obj, const char *value,
 		return -EINVAL;
 	}
 	switch (o->type) {
+	case CONF_GONE:
+		if (value) /* a line or an override, not the defaults */
+			log_warn("%s [%s] %s is no longer read: %s", "config",
+				 o->section, o->name, o->help);
+		return 0;
 	case CONF_LOG: /* checked above; kept as text */
 	case CONF_STR: {
 		char *s = value ? strdup(value) : NULL;
@@ -107,6 +112,8 @@ int conf_defaults(const struct conf_opt *opts, void *obj)
 	for (const struct conf_opt *o = opts; o->name; o++) {
 		int ret;
 
+		if (o->type == CONF_GONE)
+			continue;
 		if (o->type != CONF_STR && !o->def)
 			return -EINVAL;
 		ret = conf_apply(o, obj, o->def, err, sizeof(err));
@@ -300,6 +307,8 @@ void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)
 	for (const struct conf_opt *o = opts; o->name; o++) {
 		const void *v = (const char *)obj + o->offset;
 
+		if (o->type == CONF_GONE)
+			continue;
 		if (!section || strcmp(section, o->section)) {
 			fprintf(f, "%s[%s]\n", section ? "\n" : "", o->section);
 			section = o->section;
@@ -330,6 +339,8 @@ void conf_print(const struct conf_opt *opts, const void *obj, FILE *f)
 		case CONF_BOOL:
 			fprintf(f, "%s = %s\n", o->name,
 				*(const int *)v ? "true" : "false");
+			break;
+		case CONF_GONE:
 			break;
 		}
 	}

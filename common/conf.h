@@ -26,6 +26,10 @@ enum conf_type {
 	CONF_BOOL,   /* int: true/false, yes/no, on/off, 1/0 */
 	CONF_DOUBLE, /* double, within [min, max] */
 	CONF_LOG,    /* char *: a log level, checked by log_level_parse() */
+	CONF_GONE,   /* a key no longer read: a line that sets it is taken
+		      * with a warning that says why (its help: where it
+		      * went), so an older file still loads; no field, not
+		      * printed */
 };
 
 struct conf_opt {

@@ -5,10 +5,13 @@
  * unknown number as no sample (or an empty label value), as the report does.
  */
 #include "dbread.h"
+#include "dbsettings.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int dbread_err(sqlite3 *db, int rc, const char *what, char *err, size_t errlen)
 {
@@ -108,6 +111,43 @@ int dbread_open(const char *path, int busy_timeout_ms, sqlite3 **out, char *err,
 	}
 	*out = db;
 	return 0;
+}
+
+static int dbread_shared_row(void *ctx, sqlite3_stmt *s)
+{
+	struct dbread_shared *o = ctx;
+	const char *k = dbread_text(s, 0), *v = dbread_text(s, 1);
+	char *end;
+	double d;
+
+	if (!k || !v)
+		return 0;
+	d = strtod(v, &end);
+	if (!strcmp(k, DBSET_GROUP_LABEL))
+		snprintf(o->group_label, sizeof(o->group_label), "%s", v);
+	else if (*end || end == v || !isfinite(d) || d < 0)
+		return 0; /* not a number: the default stays */
+	else if (!strcmp(k, DBSET_PLAN_PERIOD))
+		o->plan_period = d;
+	else if (!strcmp(k, DBSET_RESULTS_MAX_AHEAD))
+		o->results_max_ahead = d;
+	else
+		return 0;
+	o->found++;
+	return 0;
+}
+
+int dbread_shared(sqlite3 *db, struct dbread_shared *out, char *err,
+		  size_t errlen)
+{
+	*out = (struct dbread_shared){
+		.results_max_ahead = DBSET_DEFAULT_RESULTS_MAX_AHEAD,
+		.group_label = DBSET_DEFAULT_GROUP_LABEL,
+	};
+	if (!dbread_has_table(db, "setting"))
+		return 0;
+	return dbread_each(db, "SELECT key, value FROM setting", "setting",
+			   NULL, dbread_shared_row, out, err, errlen);
 }
 
 int dbread_each(sqlite3 *db, const char *sql, const char *what,

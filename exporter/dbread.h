@@ -3,8 +3,9 @@
  * The exporter's SQLite helpers, one copy for every reader of a scrape
  * (snapshot.c, results.c, regress.c, fabric_snap.c): opening the
  * collector's database read-only, SQLite's errors as -EIO with its message,
- * NULL-aware column getters, the schema version, and running a statement
- * row by row into a callback.
+ * NULL-aware column getters, the schema version, the settings the
+ * collector wrote for the exporter, and running a statement row by row into
+ * a callback.
  */
 #ifndef IBPULSE_DBREAD_H
 #define IBPULSE_DBREAD_H
@@ -40,6 +41,23 @@ double dbread_nan(sqlite3_stmt *s, int i);
 int dbread_version(sqlite3 *db);
 /* 1 when table @name exists, else 0 (an older schema). */
 int dbread_has_table(sqlite3 *db, const char *name);
+
+/*
+ * The collector's settings the exporter uses as they are (the setting
+ * table, common/dbsettings.h): the collector's defaults for a row that is
+ * not there (a database an older collector wrote, or none yet); @found
+ * counts the rows that were.
+ */
+struct dbread_shared {
+	double plan_period;	  /* seconds; 0: unknown (no row) */
+	double results_max_ahead; /* seconds */
+	char group_label[256];	  /* "": no groups */
+	int found;
+};
+
+/* dbread_shared() - read them. Returns 0 or -EIO with the reason in @err. */
+int dbread_shared(sqlite3 *db, struct dbread_shared *out, char *err,
+		  size_t errlen);
 
 /* ?1 of a statement: @text when set, else @real. */
 struct dbread_arg {

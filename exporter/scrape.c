@@ -15,6 +15,7 @@
 #include "snapshot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,8 +107,10 @@ static int scrape_seq_row(void *ctx, sqlite3_stmt *s)
 	return 0;
 }
 
-/* Empty @sc when the database is another one than it was made from. */
-static int scrape_epoch(sqlite3 *db, const char *path, struct bc_scope *sc,
+/* Empty @sc when the database is another one than it was made from, or
+ * the collector's settings changed. */
+static int scrape_epoch(sqlite3 *db, const char *path,
+			const struct dbread_shared *sh, struct bc_scope *sc,
 			char *err, size_t errlen);
 
 static int scrape_held(void *ctx, int64_t id, uint64_t fp)
@@ -128,9 +131,11 @@ static uint64_t scrape_db_id(const char *db)
 	return fnv1a_bytes(FNV1A_BASIS, v, sizeof(v));
 }
 
-static int scrape_epoch(sqlite3 *db, const char *path, struct bc_scope *sc,
+static int scrape_epoch(sqlite3 *db, const char *path,
+			const struct dbread_shared *sh, struct bc_scope *sc,
 			char *err, size_t errlen)
 {
+	uint64_t id = scrape_db_id(path);
 	int64_t seq = -1;
 	int ret = 0;
 
@@ -138,8 +143,13 @@ static int scrape_epoch(sqlite3 *db, const char *path, struct bc_scope *sc,
 		ret = dbread_each(db, "SELECT seq FROM change_seq",
 				  "change_seq", NULL, scrape_seq_row, &seq, err,
 				  errlen);
-	if (!ret)
-		bc_epoch(sc, scrape_db_id(path), seq);
+	if (!ret) {
+		id = fnv1a_bytes(id, &sh->plan_period, sizeof(sh->plan_period));
+		id = fnv1a_bytes(id, &sh->results_max_ahead,
+				 sizeof(sh->results_max_ahead));
+		id = fnv1a_bytes(id, sh->group_label, strlen(sh->group_label));
+		bc_epoch(sc, id, seq);
+	}
 	return ret;
 }
 
@@ -155,19 +165,24 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 		.shard = rq->shard,
 		.shards = rq->shards,
 		.chunk_rows = (size_t)cfg->chunk_rows,
-		.test_period = cfg->test_period,
 		.max_pairs = (size_t)cfg->max_pair_series,
-		.results_max_ahead = cfg->results_max_ahead,
-		.group_label = cfg->group_label,
 		.held = sc ? scrape_held : NULL,
 		.held_ctx = sc,
 	};
+	struct dbread_shared sh;
 	sqlite3 *db = NULL;
 	int ret;
 
 	ret = dbread_open(cfg->db, (int)cfg->busy_timeout_ms, &db, err, errlen);
+	if (!ret)
+		ret = dbread_shared(db, &sh, err, errlen);
+	if (!ret) { /* the collector's own (dbsettings.h) */
+		o.test_period = fmax(cfg->test_period, sh.plan_period);
+		o.results_max_ahead = sh.results_max_ahead;
+		o.group_label = sh.group_label[0] ? sh.group_label : NULL;
+	}
 	if (!ret && sc)
-		ret = scrape_epoch(db, cfg->db, sc, err, errlen);
+		ret = scrape_epoch(db, cfg->db, &sh, sc, err, errlen);
 	if (!ret)
 		ret = snapshot_read(db, &o, sn, err, errlen);
 	if (!ret && (ret = scrape_totals(st, db, &o, *sn, err, errlen))) {

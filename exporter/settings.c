@@ -84,8 +84,9 @@ const struct conf_opt exporter_conf_opts[] = {
 	 100000000, "counter rows read in one short read transaction"},
 	{"exporter", "test_period", CONF_DOUBLE, S(test_period), "3600", 10,
 	 31536000,
-	 "seconds: window of the test result aggregates and of overdue "
-	 "(the collector's planner period)"},
+	 "seconds: window of the test result aggregates and of overdue; at "
+	 "least the collector's planner period (the database says it: a "
+	 "shorter one is raised to it)"},
 	{"exporter", "max_pair_series", CONF_INT, S(max_pair_series), "10000",
 	 0, 10000000,
 	 "latest results per port pair served at most per response (the "
@@ -94,13 +95,13 @@ const struct conf_opt exporter_conf_opts[] = {
 	 "1000000", 1, 1000000000,
 	 "samples of one family served at most per response; the rest is "
 	 "left out and counted in ibpulse_exporter_series_dropped_total"},
-	{"exporter", "results_max_ahead", CONF_DOUBLE, S(results_max_ahead),
-	 "300", 0, 31536000,
-	 "seconds: test results that started further ahead of this clock are "
-	 "not served (the collector's results_max_ahead)"},
-	{"exporter", "group_label", CONF_STR, S(group_label), "leaf", 0, 0,
-	 "probe label whose value names a group (the collector's "
-	 "group_label)"},
+	{"exporter", "results_max_ahead", CONF_GONE, 0, NULL, 0, 0,
+	 "the exporter uses the collector's, which the collector writes into "
+	 "the database (docs/exporter.md, SETTINGS FROM THE COLLECTOR)"},
+	{"exporter", "group_label", CONF_GONE, 0, NULL, 0, 0,
+	 "the exporter uses the collector's [planner] group_label, which the "
+	 "collector writes into the database (docs/exporter.md, SETTINGS "
+	 "FROM THE COLLECTOR)"},
 	{"exporter", "log_level", CONF_LOG, S(log_level), "info", 0, 0,
 	 "error, warn, info or debug"},
 	{0}};

@@ -39,12 +39,13 @@ struct exporter_settings {
 	long long cache_max_bytes; /* block cache (bcache.h); 0: none */
 	long long busy_timeout_ms;
 	long long chunk_rows;	     /* counter rows per read transaction */
-	double test_period;	     /* seconds: window of test aggregates */
+	double test_period;	     /* seconds: window of test aggregates
+				      * (at least the collector's period) */
 	long long max_pair_series;   /* per-pair test results served */
 	long long max_family_series; /* samples per family per response */
-	double results_max_ahead;    /* s: later "started" is not served */
-	char *group_label;	     /* probe label naming a group */
 	char *log_level;
+	/* The collector's group_label and results_max_ahead are read from
+	 * the database at each scrape (dbread_shared()). */
 	struct webauth *auth; /* [basic_auth_users], bearer_token_file */
 };
 

@@ -33,6 +33,7 @@ static const struct conf_opt opts[] = {
 	 "TLS on"},
 	{"svc", "ratio", CONF_DOUBLE, offsetof(struct settings, ratio), "0.5",
 	 0, 1, "a ratio"},
+	{"svc", "old", CONF_GONE, 0, NULL, 0, 0, "the database says it now"},
 	{0}};
 
 static char *write_tmp(const char *text)
@@ -297,6 +298,37 @@ static void test_print_round_trips(void **state)
 	conf_free(opts, &t);
 }
 
+/* A key no longer read: a file that sets it loads, nothing changes, and
+ * it is not printed. */
+static void test_gone_key(void **state)
+{
+	struct settings s = {0}, d = {0};
+	char err[256], *text = NULL,
+		       *p = write_tmp("[svc]\nold = 7\nport = 9\n");
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(conf_defaults(opts, &s), 0);
+	assert_int_equal(conf_defaults(opts, &d), 0);
+	assert_int_equal(conf_load(opts, &s, p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.port, 9);
+	assert_string_equal(s.name, d.name);
+	assert_int_equal(s.bytes, d.bytes);
+	assert_true(s.ratio == d.ratio);
+	assert_int_equal(conf_set(opts, &s, NULL, "old", "8", err, sizeof(err)),
+			 0);
+	f = open_memstream(&text, &len);
+	conf_print(opts, &s, f);
+	fclose(f);
+	assert_null(strstr(text, "old"));
+	unlink(p);
+	free(p);
+	free(text);
+	conf_free(opts, &s);
+	conf_free(opts, &d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_lines_as_written),
 		cmocka_unit_test(test_print_round_trips),
+		cmocka_unit_test(test_gone_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,7 +151,7 @@ spread_factor = %g
          "".join("%s = %s\n" % kv for kv in tokens.items())))
     with open(os.path.join(conf, "exporter.ini"), "w") as f:
         f.write("[exporter]\nlisten = 0.0.0.0\nport = 9471\ndb = %s\nstale_after = 15\n"
-                "test_period = 600\ngroup_label = leaf\n" % db)
+                "test_period = 600\n" % db)
     profiles = "".join("[profile %s]\n%s" % (p, PROFILES[p][0]) for p in a.profiles)
     # busy_tolerance 100: rxe under TCG retransmits on timers across the
     # lossy UDP link between the VMs, and its ports then move 20 to 40

@@ -122,7 +122,6 @@ port = 0
 db = $db
 stale_after = 15
 test_period = 40
-group_label = leaf
 INI
 
 start_collector() {

@@ -39,7 +39,7 @@ def start_collector(procs, collector, tmp, db, schema_dir):
     cfg = os.path.join(tmp, "collector.ini")
     with open(cfg, "w") as f:
         f.write("[collector]\nlisten = 127.0.0.1\nport = 0\ndb = %s\nschema_dir = %s\n"
-                "[planner]\nperiod = 600\ngroup_label = leaf\n[tokens]\n" % (db, schema_dir))
+                "[planner]\nperiod = 600\ngroup_label = switch\n[tokens]\n" % (db, schema_dir))
         for host in HOSTS:
             f.write("%s = %s\n" % (host, token(host)))
     pf = os.path.join(tmp, "collector.port")
@@ -51,7 +51,7 @@ def start_exporter(procs, exporter, tmp, db):
     cfg = os.path.join(tmp, "exporter.ini")
     with open(cfg, "w") as f:
         f.write("[exporter]\nlisten = 127.0.0.1\nport = 0\ndb = %s\nstale_after = %d\n"
-                "drop_after = %d\ntest_period = 600\ngroup_label = leaf\n" % (db, STALE, STALE))
+                "drop_after = %d\ntest_period = 60\n" % (db, STALE, STALE))
     pf = os.path.join(tmp, "exporter.port")
     p = procs.start("exporter", [exporter, "--config", cfg, "--port-file", pf])
     return p, "http://127.0.0.1:%d" % H.read_port_file(pf, p, procs)
@@ -76,7 +76,11 @@ def register(port, host):
     call(port, "POST", "/api/v1/register", host, {
         "version": 1, "host": host,
         "responder": {"address": "127.0.0.%d" % (list(HOSTS).index(host) + 1), "port": 18515},
-        "labels": {"leaf": HOSTS[host]}, "profiles": ["bw", "lat"],
+        # the groups are the collector's group_label's ("switch"), which
+        # the exporter reads from the database (no group_label of its own;
+        # by "leaf" every host would be in one group, and no pair); its
+        # test_period (60 s) is raised to the collector's period (600 s)
+        "labels": {"switch": HOSTS[host], "leaf": "one"}, "profiles": ["bw", "lat"],
         "ports": [{"device": DEVICE[host], "port": 1, "state": 4, "link_layer": "InfiniBand",
                    "lid": 10, "subnet_prefix": "fe80:0000:0000:0000", "pkeys": [65535],
                    "gids": []}]})

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "dbsettings.h"
 #include "results.h"
 #include "scrape.h"
 #include "settings.h"
@@ -41,6 +42,16 @@ static void exec_sql(sqlite3 *db, const char *sql)
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fail_msg("%s: %s", sql, msg);
+}
+
+/* @sql on @f's database, on a connection of its own. */
+static void db_exec(const struct fixture *f, const char *sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	exec_sql(db, sql);
+	sqlite3_close(db);
 }
 
 static void apply_file(sqlite3 *db, const char *name, int version)
@@ -161,6 +172,8 @@ static int setup(void **state)
 	exec_sql(db, "PRAGMA journal_mode=WAL");
 	apply_file(db, "001_init.sql", 1);
 	apply_file(db, "002_tests.sql", 2);
+	/* the setting table alone (the version stays 2: no other table) */
+	apply_file(db, "010_settings.sql", 2);
 	f->now = (double)time(NULL);
 	fill_probes(db, f->now);
 	fill_results(db, f->now);
@@ -394,6 +407,14 @@ static void test_overdue_period(void **state)
 	has(s, "ibpulse_test_port_overdue" PORT("h3", 1) "} 1");
 	has(s, "ibpulse_test_overdue_ports 2");
 	assert_int_equal(count(s, "ibpulse_test_pair_success{"), 1);
+	free(s);
+	/* a collector whose period is longer: its period is the window */
+	db_exec(f,
+		"INSERT INTO setting VALUES ('" DBSET_PLAN_PERIOD "', '3600')");
+	s = scrape(f, 0, 1);
+	has(s, "ibpulse_test_overdue_ports 1");
+	assert_int_equal(count(s, "ibpulse_test_pair_success{"), 8);
+	db_exec(f, "DELETE FROM setting");
 	f->cfg.test_period = 3600;
 	free(s);
 }
@@ -465,11 +486,13 @@ static void test_registered_ports_only(void **state)
 	has(s, BW PORT("h3", 1) ",profile=\"bw\",stat=\"avg\","
 				"aggregate=\"median\"} 70");
 	free(s);
-	f->cfg.results_max_ahead = 2e6;
+	/* the collector's results_max_ahead, as it writes it (dbsettings.h) */
+	db_exec(f, "INSERT INTO setting VALUES ('" DBSET_RESULTS_MAX_AHEAD
+		   "', '2e6')");
 	s = scrape(f, 0, 1);
 	has(s, BW PORT("h3", 1) ",profile=\"bw\",stat=\"avg\","
 				"aggregate=\"worst\"} 1");
-	f->cfg.results_max_ahead = 300;
+	db_exec(f, "DELETE FROM setting");
 	free(s);
 }
 
