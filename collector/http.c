@@ -85,6 +85,7 @@ enum http_state {
 
 struct http {
 	struct http_opts opts;
+	char *tls_cert, *tls_key; /* PEM texts; NULL: plain HTTP */
 	struct writer *writer;
 	struct httpd *server;
 	unsigned port;
@@ -677,17 +678,7 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 {
 	struct httpd_opts ho = {
 		.what = "listen",
-		.listen = o->listen,
-		.port = o->port,
-		.threads = o->threads,
-		.max_connections = o->max_connections,
-		.per_ip_limit = o->per_ip_connection_limit,
-		.idle_timeout = o->connection_timeout,
-		.header_timeout = o->header_timeout,
-		.request_timeout = o->request_timeout,
 		.connection_memory = o->connection_memory,
-		.tls_cert_pem = o->tls_cert_pem,
-		.tls_key_pem = o->tls_key_pem,
 		.json_errors = true,
 		.suspend_resume = true,
 		.handler = http_handler,
@@ -704,16 +695,20 @@ int http_new(const struct http_opts *o, struct writer *w, struct http **out)
 	atomic_init(&h->suspended, 0);
 	ho.handler_cls = h;
 	ho.completed_cls = h;
-	ret = httpd_start(&ho, &h->server);
+	ret = httpd_conf_apply(o->conf, &ho, &h->tls_cert, &h->tls_key);
+	if (!ret)
+		ret = httpd_start(&ho, &h->server);
 	if (ret) {
+		free(h->tls_cert);
+		free(h->tls_key);
 		free(h);
 		return ret;
 	}
 	h->port = httpd_bound_port(h->server);
 	log_info("http: listening on %s port %u (%s, %u threads, at most %u "
 		 "connections, %u per address)",
-		 o->listen, h->port, o->tls_cert_pem ? "https" : "http",
-		 o->threads, o->max_connections, o->per_ip_connection_limit);
+		 ho.listen, h->port, h->tls_cert ? "https" : "http", ho.threads,
+		 ho.max_connections, ho.per_ip_limit);
 	*out = h;
 	return 0;
 }
@@ -745,5 +740,7 @@ void http_free(struct http *h)
 	if (!h)
 		return;
 	httpd_stop(h->server);
+	free(h->tls_cert);
+	free(h->tls_key);
 	free(h);
 }

@@ -15,28 +15,22 @@
 
 #include <stddef.h>
 
+#include "httpd_conf.h"
+
 struct auth;
 struct http;
 struct writer;
 
 struct http_opts {
-	const char *listen; /* numeric IPv4/IPv6 address */
-	unsigned port;	    /* 0: ephemeral */
-	unsigned threads;
-	unsigned connection_timeout;	  /* seconds idle */
-	unsigned header_timeout;	  /* seconds to send a request head */
-	unsigned request_timeout;	  /* seconds per request; 0: none */
-	unsigned max_connections;	  /* open at most (idle ones yield) */
-	unsigned per_ip_connection_limit; /* 0: none */
+	const struct httpd_conf *conf; /* listen, port, limits, TLS files */
 	size_t connection_memory;
 	size_t max_body_bytes;
-	const char *tls_cert_pem; /* PEM text, both or neither */
-	const char *tls_key_pem;
 	struct auth *auth;	 /* host tokens; enrolment adds to them */
 	const char *admin_token; /* NULL: retire API disabled */
 };
 
-/* Start serving; jobs go to @w. Returns 0 or a negative errno (logged). */
+/* Start serving (reading the TLS files @o->conf names); jobs go to @w.
+ * Returns 0 or a negative errno (logged). */
 int http_new(const struct http_opts *o, struct writer *w, struct http **out);
 /* The port actually bound (useful with port 0). */
 unsigned http_port(const struct http *h);

@@ -265,14 +265,7 @@ static void http_opts_of(const struct collector_settings *s,
 			 struct http_opts *ho)
 {
 	*ho = (struct http_opts){
-		.listen = s->listen,
-		.port = (unsigned)s->port,
-		.threads = (unsigned)s->threads,
-		.connection_timeout = (unsigned)s->connection_timeout,
-		.header_timeout = (unsigned)s->header_timeout,
-		.request_timeout = (unsigned)s->request_timeout,
-		.max_connections = (unsigned)s->max_connections,
-		.per_ip_connection_limit = (unsigned)s->per_ip_connection_limit,
+		.conf = &s->http,
 		.connection_memory = (size_t)s->connection_memory,
 		.max_body_bytes = (size_t)s->max_body_bytes,
 		.auth = s->auth,
@@ -319,7 +312,6 @@ static int serve(struct cli *c)
 	};
 	struct plansvc *ps = NULL;
 	uint8_t tkey[256];
-	char *cert = NULL, *key = NULL;
 	struct store *st = NULL;
 	struct writer *w = NULL;
 	struct http *h = NULL;
@@ -327,13 +319,6 @@ static int serve(struct cli *c)
 
 	http_opts_of(s, &ho);
 	plansvc_opts_of(s, &po);
-	if (s->tls_cert) {
-		ret = httpd_read_pem(s->tls_cert, &cert);
-		if (!ret)
-			ret = httpd_read_pem(s->tls_key, &key);
-		ho.tls_cert_pem = cert;
-		ho.tls_key_pem = key;
-	}
 	if (!auth_count(s->auth))
 		log_warn(
 			"no host tokens configured: every report will get 401");
@@ -365,8 +350,6 @@ static int serve(struct cli *c)
 	plansvc_free(ps);
 	store_close(st);
 	explicit_bzero(tkey, sizeof(tkey));
-	free(cert);
-	free(key);
 	return ret;
 }
 

@@ -93,37 +93,15 @@
 			  "one of those counters stuck at its maximum")
 
 const struct conf_opt collector_conf_opts[] = {
-	{"collector", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
-	 "numeric IPv4 or IPv6 address to listen on (0.0.0.0 or :: for all)"},
-	{"collector", "port", CONF_INT, S(port), "9470", 0, 65535,
-	 "TCP port; 0 picks a free one (logged, and written to --port-file)"},
+	HTTPD_CONF_OPTS("collector", struct collector_settings, http, "9470",
+			"1024",
+			"HTTP worker threads (they decode and validate "
+			"reports)"),
 	{"collector", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0,
 	 0, "SQLite database (created if missing)"},
 	{"collector", "schema_dir", CONF_STR, S(schema_dir),
 	 IBPULSE_DATADIR "/schema", 0, 0,
 	 "directory of NNN_name.sql files applied at start-up"},
-	{"collector", "threads", CONF_INT, S(threads), "4", 1, 256,
-	 "HTTP worker threads (they decode and validate reports)"},
-	{"collector", "connection_timeout", CONF_INT, S(connection_timeout),
-	 "30", 1, 3600,
-	 "seconds a connection may stay idle (no traffic, or no new request "
-	 "after an answer) before it is closed"},
-	{"collector", "header_timeout", CONF_INT, S(header_timeout), "10", 1,
-	 3600,
-	 "seconds a new connection has to send a whole request head (however "
-	 "slowly its bytes come)"},
-	{"collector", "request_timeout", CONF_INT, S(request_timeout), "60", 0,
-	 3600,
-	 "seconds a request may take from its head to the last byte of the "
-	 "answer (0: no limit)"},
-	{"collector", "max_connections", CONF_INT, S(max_connections), "1024",
-	 1, 1000000,
-	 "open connections at most; when full, one that never completed a "
-	 "request (oldest first), else an idle keep-alive one, is closed to "
-	 "admit a new one"},
-	{"collector", "per_ip_connection_limit", CONF_INT,
-	 S(per_ip_connection_limit), "16", 0, 65535,
-	 "concurrent connections per client address (0: unlimited)"},
 	{"collector", "connection_memory", CONF_INT, S(connection_memory),
 	 "65536", 8192, 16777216,
 	 "bytes of header and read buffer per connection"},
@@ -163,10 +141,6 @@ const struct conf_opt collector_conf_opts[] = {
 	 "32", 1, 100000,
 	 "distinct profiles one host's results may name per planner period "
 	 "(400 beyond)"},
-	{"collector", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
-	 "PEM certificate: serve HTTPS (needs tls_key)"},
-	{"collector", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,
-	 "PEM private key for tls_cert"},
 	{"collector", "admin_token", CONF_STR, S(admin_token), NULL, 0, 0,
 	 "bearer token for POST /api/v1/hosts/NAME/retire (unset: API "
 	 "disabled)"},
@@ -373,10 +347,8 @@ static int settings_enrol(struct collector_settings *s, char *err,
 static int settings_check(const struct collector_settings *s, char *err,
 			  size_t errlen)
 {
-	if (!s->tls_cert != !s->tls_key) {
-		snprintf(err, errlen, "tls_cert and tls_key go together");
+	if (httpd_conf_check(&s->http, err, errlen))
 		return -EINVAL;
-	}
 	if (s->admin_token && strlen(s->admin_token) < AUTH_MIN_TOKEN) {
 		snprintf(err, errlen,
 			 "admin_token is shorter than %d characters",

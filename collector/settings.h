@@ -15,22 +15,16 @@
 #include "cli.h"
 #include "evidence.h"
 #include "conf.h"
+#include "httpd_conf.h"
 #include "health.h"
 #include "planner.h"
 
 struct auth;
 
 struct collector_settings {
-	char *listen;	/* numeric address to bind */
-	long long port; /* 0: ephemeral */
+	struct httpd_conf http; /* listen, port, threads, TLS... */
 	char *db;
 	char *schema_dir;
-	long long threads;	      /* HTTP worker threads */
-	long long connection_timeout; /* seconds idle before close */
-	long long header_timeout;     /* seconds to send a request head */
-	long long request_timeout;    /* seconds per request, 0: none */
-	long long max_connections;
-	long long per_ip_connection_limit;
 	long long connection_memory; /* bytes per connection (MHD) */
 	long long max_body_bytes;
 	long long max_batch_rows;    /* counters per group commit */
@@ -43,7 +37,6 @@ struct collector_settings {
 	/* what one host's results may add (docs/api.md, POST results) */
 	long long results_max_age, results_max_ahead;	   /* seconds */
 	long long results_max_peers, results_max_profiles; /* per period */
-	char *tls_cert, *tls_key;
 	char *admin_token;
 	char *tokens_file;
 	char *enrol_secret_file, *enrolled_file; /* enrolment (auth.h) */

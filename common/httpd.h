@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "httpd_conf.h"
+
 struct httpd;
 
 struct httpd_opts {
@@ -139,5 +141,15 @@ const char *httpd_header(struct MHD_Connection *c, const char *name);
  * errno when it cannot be read or is empty.
  */
 int httpd_read_pem(const char *path, char **out);
+
+/*
+ * httpd_conf_apply() - @o's listen address, port, threads, connection
+ * limits and timeouts from the settings block @c (httpd_conf.h), and with
+ * tls_cert set its PEM texts, read into *@cert and *@key (the caller frees
+ * them after httpd_stop(); NULL without TLS). Returns 0 or
+ * httpd_read_pem()'s error.
+ */
+int httpd_conf_apply(const struct httpd_conf *c, struct httpd_opts *o,
+		     char **cert, char **key);
 
 #endif

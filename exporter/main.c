@@ -89,7 +89,7 @@ static int run(const struct exporter_settings *s)
 		ret = server_new(s, &srv);
 	if (ret)
 		return ret;
-	log_info("serving %s on http://%s:%u/metrics", s->db, s->listen,
+	log_info("serving %s on http://%s:%u/metrics", s->db, s->http.listen,
 		 server_port(srv));
 	if (s->port_file &&
 	    (ret = cli_write_port_file(s->port_file, server_port(srv)))) {

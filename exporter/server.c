@@ -197,32 +197,9 @@ static enum MHD_Result server_handle(void *cls, struct MHD_Connection *c,
 	return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics");
 }
 
-static int server_tls(struct server *s)
-{
-	int ret;
-
-	if (!s->cfg->tls_cert)
-		return 0;
-	ret = httpd_read_pem(s->cfg->tls_cert, &s->tls_cert);
-	if (!ret)
-		ret = httpd_read_pem(s->cfg->tls_key, &s->tls_key);
-	return ret;
-}
-
 int server_new(const struct exporter_settings *cfg, struct server **out)
 {
-	struct httpd_opts o = {
-		.what = "listen",
-		.listen = cfg->listen,
-		.port = (unsigned)cfg->port,
-		.threads = (unsigned)cfg->threads,
-		.max_connections = (unsigned)cfg->max_connections,
-		.per_ip_limit = (unsigned)cfg->per_ip_connection_limit,
-		.idle_timeout = (unsigned)cfg->connection_timeout,
-		.header_timeout = (unsigned)cfg->header_timeout,
-		.request_timeout = (unsigned)cfg->request_timeout,
-		.handler = server_handle,
-	};
+	struct httpd_opts o = {.what = "listen", .handler = server_handle};
 	struct server *s;
 	int ret;
 
@@ -235,9 +212,8 @@ int server_new(const struct exporter_settings *cfg, struct server **out)
 	if (!ret)
 		ret = scrape_flights_new(cfg, &s->stats, &s->flights);
 	if (!ret)
-		ret = server_tls(s);
-	o.tls_cert_pem = s->tls_cert;
-	o.tls_key_pem = s->tls_key;
+		ret = httpd_conf_apply(&cfg->http, &o, &s->tls_cert,
+				       &s->tls_key);
 	o.handler_cls = s;
 	if (!ret)
 		ret = httpd_start(&o, &s->http);

@@ -14,37 +14,12 @@
 #define S(f) offsetof(struct exporter_settings, f)
 
 const struct conf_opt exporter_conf_opts[] = {
-	{"exporter", "listen", CONF_STR, S(listen), "127.0.0.1", 0, 0,
-	 "numeric IPv4 or IPv6 address to listen on (:: for every address of "
-	 "both families; then set up auth and TLS)"},
-	{"exporter", "port", CONF_INT, S(port), "9471", 0, 65535,
-	 "TCP port; 0 picks a free one (logged, and written to port_file)"},
+	HTTPD_CONF_OPTS("exporter", struct exporter_settings, http, "9471",
+			"64", "HTTP worker threads (concurrent scrapes)"),
 	{"exporter", "port_file", CONF_STR, S(port_file), NULL, 0, 0,
 	 "file to write the bound port to (for tests and scripts)"},
 	{"exporter", "db", CONF_STR, S(db), "/var/lib/ibpulse/ibpulse.db", 0, 0,
 	 "the collector's SQLite database (opened read-only)"},
-	{"exporter", "threads", CONF_INT, S(threads), "4", 1, 256,
-	 "HTTP worker threads (concurrent scrapes)"},
-	{"exporter", "connection_timeout", CONF_INT, S(connection_timeout),
-	 "30", 1, 3600,
-	 "seconds a connection may stay idle (no traffic, or no new request "
-	 "after an answer) before it is closed"},
-	{"exporter", "header_timeout", CONF_INT, S(header_timeout), "10", 1,
-	 3600,
-	 "seconds a new connection has to send a whole request head (however "
-	 "slowly its bytes come)"},
-	{"exporter", "request_timeout", CONF_INT, S(request_timeout), "60", 0,
-	 3600,
-	 "seconds a scrape may take from its request to the last byte of the "
-	 "body (0: no limit)"},
-	{"exporter", "max_connections", CONF_INT, S(max_connections), "64", 1,
-	 65535,
-	 "open connections at most; when full, one that never completed a "
-	 "request (oldest first), else an idle keep-alive one, is closed to "
-	 "admit a new one"},
-	{"exporter", "per_ip_connection_limit", CONF_INT,
-	 S(per_ip_connection_limit), "16", 0, 65535,
-	 "concurrent connections per client address (0: unlimited)"},
 	{"exporter", "stale_after", CONF_DOUBLE, S(stale_after), "90", 1,
 	 31536000,
 	 "seconds without a report after which ibpulse_host_up is 0 (3 push "
@@ -60,10 +35,6 @@ const struct conf_opt exporter_conf_opts[] = {
 	 "1073741824", 4096, 1099511627776.0,
 	 "bytes of /metrics bodies held at once, being sent or rendered (503 "
 	 "above; at least max_body_bytes)"},
-	{"exporter", "tls_cert", CONF_STR, S(tls_cert), NULL, 0, 0,
-	 "PEM certificate: serve HTTPS (needs tls_key)"},
-	{"exporter", "tls_key", CONF_STR, S(tls_key), NULL, 0, 0,
-	 "PEM private key for tls_cert"},
 	{"exporter", "bearer_token_file", CONF_STR, S(bearer_token_file), NULL,
 	 0, 0,
 	 "file whose first line is a bearer token that may scrape (with "
@@ -146,14 +117,8 @@ static int settings_finish(void *obj, char *err, size_t errlen)
 		snprintf(err, errlen, "db must be set");
 		return -EINVAL;
 	}
-	if (!s->listen || !*s->listen) {
-		snprintf(err, errlen, "listen must be set");
+	if (httpd_conf_check(&s->http, err, errlen))
 		return -EINVAL;
-	}
-	if (!s->tls_cert != !s->tls_key) {
-		snprintf(err, errlen, "tls_cert and tls_key go together");
-		return -EINVAL;
-	}
 	if (s->max_inflight_bytes < s->max_body_bytes) {
 		snprintf(err, errlen,
 			 "max_inflight_bytes (%lld) must be at least "

@@ -14,22 +14,15 @@
 
 #include "cli.h"
 #include "conf.h"
+#include "httpd_conf.h"
 
 struct webauth;
 
 struct exporter_settings {
-	char *listen;		      /* numeric address to bind */
-	long long port;		      /* 0: ephemeral */
+	struct httpd_conf http;	      /* listen, port, threads, TLS... */
 	char *port_file;	      /* write the bound port here */
 	char *db;		      /* SQLite database, opened read-only */
-	long long threads;	      /* HTTP worker threads */
-	long long connection_timeout; /* seconds idle before close */
-	long long header_timeout;     /* seconds to send a request head */
-	long long request_timeout;    /* seconds per request, 0: none */
-	long long max_connections;
-	long long per_ip_connection_limit;
 	long long max_inflight_bytes; /* bodies held at once */
-	char *tls_cert, *tls_key;     /* PEM files: serve HTTPS */
 	char *bearer_token_file;
 	double stale_after;	   /* seconds: host_up 0 past this */
 	double drop_after;	   /* seconds: a host's series leave */
