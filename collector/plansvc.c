@@ -5,6 +5,7 @@
  * of the plan and coverage endpoints (docs/api.md).
  */
 #include "plansvc.h"
+#include "now.h"
 #include "log.h"
 #include "store_evidence.h"
 #include "store_localize.h"
@@ -326,7 +327,7 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 	uint64_t lz_version = store_localize_version(st);
 	struct plansvc_routes pr = {0};
 	struct plansvc_ev ev = {0};
-	struct timespec t0, t1;
+	double t0, t1;
 	unsigned first;
 	int ret;
 
@@ -342,7 +343,7 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 		if (!ps->probes->paused[i])
 			ps->in[ps->n_in++] = ps->probes->p[i];
 	first = plansvc_first_round(ps, now - start);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = now_mono();
 	ret = plansvc_ev_load(ps, st, now, &ev);
 	if (!ret)
 		ret = plansvc_routes_load(ps, st, &pr);
@@ -352,7 +353,7 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 					  ev.cf, ev.n_cf, &ps->plan);
 	plansvc_ev_free(ps, &ev);
 	plansvc_routes_free(&pr);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t1 = now_mono();
 	if (!ret)
 		ret = store_plan_save(st, ps->plan, ps->in, start);
 	if (!ret)
@@ -371,8 +372,7 @@ static int plansvc_replan(struct plansvc *ps, struct store *st, double now,
 		 period, ps->n_in, ps->plan->ports, ps->plan->n_tests,
 		 ps->plan->n_confirm, ps->plan->unplaced,
 		 ps->plan->group_pairs_planned, ps->plan->group_pairs,
-		 (t1.tv_sec - t0.tv_sec) * 1e3 +
-			 (t1.tv_nsec - t0.tv_nsec) / 1e6);
+		 (t1 - t0) * 1e3);
 	if (ps->plan->cover.routed)
 		log_info("plan: period %llu, %zu of %zu links between switches "
 			 "covered (%zu tests added, %zu steered); uncovered: "

@@ -7,6 +7,7 @@
  * a prune step changed which links are in regression.
  */
 #include "store_evidence.h"
+#include "now.h"
 #include "store_localize.h"
 #include "store_int.h"
 #include "store_regress_int.h"
@@ -42,14 +43,6 @@ static int reinfer_all(struct store *st, double now)
 	return ret ? ret : store_regress_flush(st, now);
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int store_regress_retire(struct store *st, const char *host, double now,
 			 size_t *changes)
 {
@@ -63,7 +56,7 @@ int store_regress_retire(struct store *st, const char *host, double now,
 	if (!rg)
 		return 0;
 	if (!(now > 0))
-		now = wall_now();
+		now = now_wall();
 	for (size_t i = 0; !ret && i < sizeof(del) / sizeof(*del); i++) {
 		sqlite3_stmt *s = regress_stmt(rg, del[i]);
 

@@ -4,6 +4,7 @@
  * queue; the thread never holds it while it talks to SQLite.
  */
 #include "writer.h"
+#include "now.h"
 #include "log.h"
 #include "plansvc.h"
 #include "report.h"
@@ -41,14 +42,6 @@ struct writer {
 	double data_when; /* CLOCK_MONOTONIC of that failure */
 	char data_error[120];
 };
-
-static double writer_clock(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static size_t writer_rows(const struct writer_job *job)
 {
@@ -102,8 +95,7 @@ static struct writer_job *writer_take(struct writer *w, int *stop)
 	struct timespec until;
 	size_t rows;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)WRITER_IDLE_WAIT;
+	until = now_after(CLOCK_REALTIME, WRITER_IDLE_WAIT);
 	pthread_mutex_lock(&w->lock);
 	while (!w->head && !w->stopping)
 		if (pthread_cond_timedwait(&w->cond, &w->lock, &until) ==
@@ -222,7 +214,7 @@ static int writer_apply(struct writer *w, struct writer_job *job, double now)
 static int writer_transaction(struct writer *w, struct writer_job *first,
 			      struct writer_job *end)
 {
-	double now = writer_clock(CLOCK_REALTIME);
+	double now = now_wall();
 	int ret = store_begin(w->st);
 
 	for (struct writer_job *j = first; !ret && j != end; j = j->next)
@@ -263,7 +255,7 @@ static void writer_note(struct writer *w, const struct writer_job *first,
 	if (ret == -EBUSY) /* a lock: the health job's own BEGIN meets it */
 		return;
 	w->data_fail = ret;
-	w->data_when = writer_clock(CLOCK_MONOTONIC);
+	w->data_when = now_mono();
 	snprintf(w->data_error, sizeof(w->data_error), "%s",
 		 store_last_error(w->st));
 }
@@ -271,7 +263,7 @@ static void writer_note(struct writer *w, const struct writer_job *first,
 /* A health job whose own transaction committed: the last data commit's. */
 static void writer_health(struct writer *w, struct writer_job *job)
 {
-	double age = writer_clock(CLOCK_MONOTONIC) - w->data_when;
+	double age = now_mono() - w->data_when;
 
 	if (!w->data_fail || age >= WRITER_FAIL_MEMORY)
 		return;
@@ -322,7 +314,7 @@ static struct writer_job *writer_fresh_plans(struct writer *w,
 					     struct writer_job *jobs)
 {
 	struct writer_job *keep = NULL, **tail = &keep;
-	double now = writer_clock(CLOCK_REALTIME);
+	double now = now_wall();
 
 	while (jobs) {
 		struct writer_job *next = jobs->next;
@@ -393,12 +385,11 @@ static void writer_batch(struct writer *w, struct writer_job *jobs)
 /* Between batches: one pruning step when due, a checkpoint when due. */
 static void writer_maintain(struct writer *w)
 {
-	double mono = writer_clock(CLOCK_MONOTONIC);
+	double mono = now_mono();
 	size_t deleted = 0;
 
 	if (mono >= w->next_prune) {
-		int ret = store_prune(w->st, writer_clock(CLOCK_REALTIME),
-				      &deleted);
+		int ret = store_prune(w->st, now_wall(), &deleted);
 
 		/* A full step means more is due: go on after the next batch. */
 		w->next_prune = mono + (ret == 1 ? 0 : WRITER_PRUNE_PAUSE);
@@ -438,8 +429,7 @@ int writer_new(struct store *st, const struct writer_opts *o,
 	w->opts = *o;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	w->next_checkpoint =
-		writer_clock(CLOCK_MONOTONIC) + (double)o->checkpoint_interval;
+	w->next_checkpoint = now_mono() + (double)o->checkpoint_interval;
 	ret = -pthread_create(&w->thread, NULL, writer_main, w);
 	if (ret) {
 		writer_free(w);

@@ -5,6 +5,7 @@
  * it four times a second, which is nothing next to the requests.
  */
 #include "httpd.h"
+#include "now.h"
 #include "httpd_int.h"
 #include "log.h"
 
@@ -17,14 +18,6 @@
 #include <time.h>
 
 #define GUARD_TICK_NS (250 * 1000 * 1000)
-
-static double guard_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void guard_init(struct httpd_guard *g, unsigned max, unsigned header_timeout,
 		unsigned idle_timeout, unsigned request_timeout)
@@ -201,7 +194,7 @@ struct httpd_conn *guard_admit(struct httpd_guard *g, int fd, int mhd_fd,
 	hc->mhd_fd = mhd_fd;
 	hc->front = true;
 	hc->refs = 1;
-	hc->idle_since = guard_now();
+	hc->idle_since = now_mono();
 	pthread_mutex_lock(&g->lock);
 	if (guard_make_room(g, hc->addr)) {
 		pthread_mutex_unlock(&g->lock);
@@ -256,7 +249,7 @@ static void guard_add(struct httpd_guard *g, struct MHD_Connection *c,
 	hc->bound = true;
 	hc->refs = 1;
 	guard_addr(ca ? ca->client_addr : NULL, hc->addr, sizeof(hc->addr));
-	hc->idle_since = guard_now();
+	hc->idle_since = now_mono();
 	pthread_mutex_lock(&g->lock);
 	guard_link(g, hc);
 	pthread_mutex_unlock(&g->lock);
@@ -299,7 +292,7 @@ void guard_begin(struct httpd_guard *g, struct httpd_conn *hc)
 	pthread_mutex_lock(&g->lock);
 	hc->busy = true;
 	hc->pending = false;
-	hc->busy_since = guard_now();
+	hc->busy_since = now_mono();
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -316,7 +309,7 @@ void guard_end(struct httpd_guard *g, struct httpd_conn *hc)
 	pthread_mutex_lock(&g->lock);
 	hc->busy = hc->pending = false;
 	hc->served++;
-	hc->idle_since = guard_now();
+	hc->idle_since = now_mono();
 	if (hc->waiting && g->served_cb) /* under the lock: see front_stop() */
 		g->served_cb(g->served_arg);
 	pthread_mutex_unlock(&g->lock);
@@ -361,16 +354,11 @@ static void *guard_main(void *arg)
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += GUARD_TICK_NS;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = now_after(CLOCK_REALTIME, GUARD_TICK_NS / 1e9);
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);
 		if (g->stopping)
 			break;
-		n = guard_expire(g, guard_now());
+		n = guard_expire(g, now_mono());
 		if (n) {
 			pthread_mutex_unlock(&g->lock);
 			log_once("httpd-expire", 60, LOG_LVL_INFO,

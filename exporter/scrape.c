@@ -5,6 +5,7 @@
  * scrape.h.
  */
 #include "scrape.h"
+#include "now.h"
 #include "bcache.h"
 #include "config.h"
 #include "fnv.h"
@@ -22,14 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void scrape_stats_init(struct scrape_stats *st)
 {
@@ -77,7 +70,7 @@ static void scrape_db_error(struct scrape_stats *st, const char *err)
 {
 	pthread_mutex_lock(&st->lock);
 	st->database_errors++;
-	st->last_error_at = mono_now();
+	st->last_error_at = now_mono();
 	snprintf(st->last_error, sizeof(st->last_error), "%s", err);
 	pthread_mutex_unlock(&st->lock);
 	log_once("exporter-db", 60, LOG_LVL_WARN, "database: %s", err);
@@ -285,7 +278,7 @@ int scrape_build_limited(const struct exporter_settings *cfg,
 	};
 	struct bc_scope *sc = NULL;
 	struct snapshot *sn = NULL;
-	double t0 = mono_now();
+	double t0 = now_mono();
 	size_t tl = 0;
 	int ret = 0;
 
@@ -329,7 +322,7 @@ int scrape_build_limited(const struct exporter_settings *cfg,
 		return ret;
 	}
 	pthread_mutex_lock(&st->lock);
-	st->last_duration = mono_now() - t0;
+	st->last_duration = now_mono() - t0;
 	st->last_error_at = 0;
 	st->last_error[0] = '\0';
 	pthread_mutex_unlock(&st->lock);
@@ -381,7 +374,7 @@ int scrape_ready(const struct exporter_settings *cfg, struct scrape_stats *st,
 		return ret;
 	pthread_mutex_lock(&st->lock);
 	if (st->last_error_at > 0 &&
-	    mono_now() - st->last_error_at < SCRAPE_ERROR_MEMORY) {
+	    now_mono() - st->last_error_at < SCRAPE_ERROR_MEMORY) {
 		snprintf(err, errlen, "the last scrape could not read: %s",
 			 st->last_error);
 		ret = -EIO;

@@ -13,6 +13,7 @@
  * sends them lets go (scrape_body_put(), from MHD's free callback).
  */
 #include "scrape.h"
+#include "now.h"
 #include "log.h"
 
 #include <errno.h>
@@ -101,14 +102,6 @@ struct scrape_flights {
 	} pool[FLIGHT_POOL];
 	size_t pooled;
 };
-
-static double flight_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Under the lock: one reference fewer; the body to free, or NULL. */
 static struct scrape_body *flight_unref(struct scrape_flights *f,
@@ -504,7 +497,7 @@ static struct scrape_body *flight_land(struct scrape_flights *f,
 		 * must find the body alive whatever the leader does next */
 		b->refs = fl->users;
 		if (fl->token.valid)
-			old = flight_recent_put(f, fl, b, flight_now());
+			old = flight_recent_put(f, fl, b, now_mono());
 	}
 	fl->done = 1;
 	fl->ret = ret;
@@ -529,7 +522,7 @@ int scrape_get(struct scrape_flights *f, const struct scrape_req *rq,
 	flight_token(f->cfg->db, &fl->token);
 	fl->key = k;
 	pthread_mutex_lock(&f->lock);
-	n_gone = flight_expire(f, flight_now(), 0, gone);
+	n_gone = flight_expire(f, now_mono(), 0, gone);
 	if (flight_share(f, fl, out, &ret, err, errlen)) {
 		pthread_mutex_unlock(&f->lock);
 		free(fl);

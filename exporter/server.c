@@ -8,6 +8,7 @@
  * state, and sent from that one buffer to each of them.
  */
 #include "server.h"
+#include "now.h"
 #include "httpd.h"
 #include "log.h"
 #include "negotiate.h"
@@ -33,14 +34,6 @@ struct server {
 	char *tls_cert, *tls_key;
 	unsigned port;
 };
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *user_agent(struct MHD_Connection *c)
 {
@@ -83,7 +76,7 @@ static enum MHD_Result server_send_body(struct MHD_Connection *c,
 static enum MHD_Result server_metrics(struct server *s,
 				      struct MHD_Connection *c)
 {
-	struct scrape_req rq = {.now = wall_now()};
+	struct scrape_req rq = {.now = now_wall()};
 	struct scrape_body *b = NULL;
 	char err[512];
 	int ret, shared;

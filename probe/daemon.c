@@ -8,6 +8,7 @@
  * own threads (daemon_run.c).
  */
 #include "daemon_int.h"
+#include "now.h"
 #include "fnv.h"
 
 #include <errno.h>
@@ -35,22 +36,6 @@ static void daemon_on_signal(int sig)
 		daemon_hup = 1;
 	else
 		daemon_stop = 1;
-}
-
-double daemon_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double daemon_epoch(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void daemon_signals(void)
@@ -110,7 +95,7 @@ static void daemon_counters(struct daemon *d)
 			const struct report_port *p = &r->devices[i].ports[j];
 
 			psched_port_set(&d->sched, r->devices[i].name, p->port,
-					p->state == 4, daemon_mono());
+					p->state == 4, now_mono());
 		}
 	sig = daemon_ports_sig(r);
 	if (sig != d->ports_sig) {
@@ -216,7 +201,7 @@ struct timers {
 /* Poll for control clients until the first timer is due (at most 1 s). */
 static void daemon_wait(struct daemon *d, const struct timers *t)
 {
-	double next = t->counters, now = daemon_mono();
+	double next = t->counters, now = now_mono();
 	struct pollfd pfd = {.fd = d->ctl_fd, .events = POLLIN};
 	int ms;
 
@@ -271,7 +256,7 @@ static void daemon_collector_due(struct daemon *d, struct timers *t, double now)
 		int ret = daemon_push_results(d);
 
 		if (ret < 0) {
-			t->results = daemon_mono() + backoff_next(&d->bo);
+			t->results = now_mono() + backoff_next(&d->bo);
 			break;
 		}
 		backoff_reset(&d->bo);
@@ -288,14 +273,14 @@ static void daemon_loop(struct daemon *d)
 	while (!daemon_stop) {
 		if (daemon_hup)
 			daemon_reload(d);
-		now = daemon_mono();
+		now = now_mono();
 		daemon_pause_file(d);
 		if (now >= t.counters) {
 			daemon_counters(d);
 			t.counters = now + (double)d->s->counters_interval;
 		}
 		if (now >= t.expire) {
-			spool_expire(d->spool, daemon_epoch());
+			spool_expire(d->spool, now_wall());
 			t.expire = now + 60;
 		}
 		if (d->base_url)

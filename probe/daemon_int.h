@@ -115,10 +115,6 @@ struct daemon {
 	double kube_beat; /* when it was last written (monotonic) */
 };
 
-/* Seconds: CLOCK_MONOTONIC and CLOCK_REALTIME. */
-double daemon_mono(void);
-double daemon_epoch(void);
-
 /* Read @path's secret into @d (0 with no path); under d->lock. */
 int daemon_read_secret(struct daemon *d, const char *path);
 

@@ -16,6 +16,7 @@
  * every refusal by reason.
  */
 #include "daemon_int.h"
+#include "now.h"
 
 #include <errno.h>
 #include <openssl/crypto.h>
@@ -101,7 +102,7 @@ static bool run_pick_plan(struct daemon *d, struct dtest_job *job, double now)
 		}
 		ret = psched_acquire(&d->sched, e->job.device, e->job.ib_port,
 				     PSCHED_INITIATOR,
-				     run_expect(&e->job.profile), daemon_mono(),
+				     run_expect(&e->job.profile), now_mono(),
 				     why, sizeof(why));
 		if (ret)
 			continue; /* busy, over budget or down: later */
@@ -133,7 +134,7 @@ static bool run_pick_static(struct daemon *d, struct dtest_job *job,
 			    &d->sched,
 			    s->responder_device ? s->responder_device : "",
 			    (unsigned)s->responder_ib_port, PSCHED_INITIATOR,
-			    run_expect(pr), daemon_mono(), why, sizeof(why)))
+			    run_expect(pr), now_mono(), why, sizeof(why)))
 			return false;
 		memset(job, 0, sizeof(*job));
 		job->profile = *pr;
@@ -175,7 +176,7 @@ static bool run_pick_selftest(struct daemon *d, struct dtest_job *job,
 	pthread_mutex_unlock(&d->sched.lock);
 	if (!n ||
 	    psched_acquire(&d->sched, port.device, port.port, PSCHED_INITIATOR,
-			   run_expect(pr), daemon_mono(), why, sizeof(why)))
+			   run_expect(pr), now_mono(), why, sizeof(why)))
 		return false;
 	memset(job, 0, sizeof(*job));
 	job->profile = *pr;
@@ -194,8 +195,7 @@ static bool run_pick_selftest(struct daemon *d, struct dtest_job *job,
 static void run_release(struct daemon *d, const struct dtest_job *job,
 			double spent)
 {
-	psched_release(&d->sched, job->device, job->ib_port, spent,
-		       daemon_mono());
+	psched_release(&d->sched, job->device, job->ib_port, spent, now_mono());
 }
 
 /* Store the result of @job durably; count it. */
@@ -232,12 +232,12 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 		    const char *sysfs_root, double timeout, double tol,
 		    const uint8_t *secret, size_t secret_len)
 {
-	struct dtest_meta m = {.host = d->host, .started = daemon_epoch()};
+	struct dtest_meta m = {.host = d->host, .started = now_wall()};
 	struct vt_result *res = calloc(1, sizeof(*res));
 	struct vt_portctr before, after, delta;
 	char err[VT_ERR_MAX];
 	struct vt_params p;
-	double t0 = daemon_mono();
+	double t0 = now_mono();
 	enum testapi_outcome outcome;
 
 	if (!res ||
@@ -259,7 +259,7 @@ static void run_job(struct daemon *d, const struct dtest_job *job,
 	else
 		vt_run(&p, job->peer_address, job->peer_tcp_port, res);
 	vt_portctr_read(sysfs_root, job->device, job->ib_port, &after);
-	m.duration = daemon_mono() - t0;
+	m.duration = now_mono() - t0;
 	m.aborted = daemon_stop;
 	outcome = dtest_outcome(res, m.aborted);
 	if (outcome == TESTAPI_OK) {
@@ -294,14 +294,14 @@ static void *run_thread(void *arg)
 		uint8_t secret[sizeof(d->secret)];
 		size_t secret_len;
 		char root[256];
-		double timeout, tol, mono = daemon_mono();
+		double timeout, tol, mono = now_mono();
 		bool have = false;
 		struct timespec ts;
 
 		pthread_mutex_lock(&d->lock);
 		if (!psched_paused(&d->sched)) {
 			have = d->have_plan &&
-			       run_pick_plan(d, &job, daemon_epoch());
+			       run_pick_plan(d, &job, now_wall());
 			if (!have && !d->have_plan)
 				have = run_pick_static(d, &job, mono);
 			if (!have)
@@ -317,12 +317,9 @@ static void *run_thread(void *arg)
 				 "%.60s %.80s:%.7s", job.profile.name,
 				 job.peer_address, job.peer_tcp_port);
 		if (!have) {
-			double w = run_next_due(d, daemon_epoch(), 1.0) + 0.001;
+			double w = run_next_due(d, now_wall(), 1.0) + 0.001;
 
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_nsec += (long)(w * 1e9);
-			ts.tv_sec += ts.tv_nsec / 1000000000;
-			ts.tv_nsec %= 1000000000;
+			ts = now_after(CLOCK_MONOTONIC, w);
 			pthread_cond_timedwait(&d->wake, &d->lock, &ts);
 		}
 		pthread_mutex_unlock(&d->lock);
@@ -374,7 +371,7 @@ const char *daemon_resp_reason(enum resp_reason r)
 
 static uint64_t resp_now_ms(void)
 {
-	return (uint64_t)(daemon_epoch() * 1000);
+	return (uint64_t)(now_wall() * 1000);
 }
 
 /* The responder's settings, copied so a reload cannot pull them away. */
@@ -520,7 +517,7 @@ static int resp_admit(void *sess, const struct vt_serve_ask *ask,
 	if (ask->ib_port)
 		r->port = ask->ib_port;
 	ret = psched_acquire(sc, r->device, r->port, PSCHED_RESPONDER, 0,
-			     daemon_mono(), why, len);
+			     now_mono(), why, len);
 	if (ret == -ENODEV || ret == -ENETDOWN) {
 		psched_active_list(sc, valid, sizeof(valid));
 		snprintf(why, len, "no ACTIVE port %.64s/%u here; valid: %s",
@@ -534,7 +531,7 @@ static int resp_admit(void *sess, const struct vt_serve_ask *ask,
 		return ret == -EAGAIN ? -EBUSY : ret;
 	r->reason = -1;
 	r->taken = true;
-	r->t0 = daemon_mono();
+	r->t0 = now_mono();
 	snprintf(dev->device, sizeof(dev->device), "%s", r->device);
 	dev->ib_port = r->port;
 	return 0;
@@ -592,7 +589,7 @@ static void resp_close(void *sess, bool admitted, const struct vt_result *res)
 
 	if (r->taken)
 		psched_release(&d->sched, r->device, r->port,
-			       daemon_mono() - r->t0, daemon_mono());
+			       now_mono() - r->t0, now_mono());
 	pthread_mutex_lock(&d->lock);
 	if (admitted) {
 		d->responder_tests++;

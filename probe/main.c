@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "now.h"
 #include "cmd_health.h"
 #include "cmd_verbs.h"
 #include "config.h"
@@ -268,14 +269,6 @@ static int cmd_report(int argc, char **argv)
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static double cli_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The daemon's /metrics body, once, to stdout (a textfile collector). */
 static int cmd_metrics(int argc, char **argv)
 {
@@ -287,11 +280,11 @@ static int cmd_metrics(int argc, char **argv)
 
 	if (ret)
 		return pcli_exit(&c, ret);
-	t0 = cli_mono();
+	t0 = now_mono();
 	ret = probe_report_build(&c.s, &r);
 	buf_init(&out, PMETRICS_MAX_BODY);
 	if (!ret)
-		ret = pmetrics_render(r, NULL, cli_mono() - t0,
+		ret = pmetrics_render(r, NULL, now_mono() - t0,
 				      c.openmetrics ? EXPO_OPENMETRICS
 						    : EXPO_TEXT,
 				      &out, NULL);

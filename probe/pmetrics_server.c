@@ -10,6 +10,7 @@
  * as the exporter does).
  */
 #include "pmetrics.h"
+#include "now.h"
 
 #include <errno.h>
 #include <microhttpd.h>
@@ -32,21 +33,13 @@ struct pmetrics_server {
 	unsigned port;
 };
 
-static double pms_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Read sysfs, render, compress if asked: the body in *@body. */
 static int pms_body(struct pmetrics_server *s, enum expo_format format,
 		    int gzip, char **body, size_t *len)
 {
 	struct pmetrics_spool sp = {0};
 	struct report *r = NULL;
-	double t0 = pms_mono();
+	double t0 = now_mono();
 	struct buf out;
 	char *text;
 	int ret;
@@ -55,7 +48,7 @@ static int pms_body(struct pmetrics_server *s, enum expo_format format,
 	if (ret)
 		return ret;
 	buf_init(&out, PMETRICS_MAX_BODY);
-	ret = pmetrics_render_extra(r, &sp, pms_mono() - t0, format, &out, NULL,
+	ret = pmetrics_render_extra(r, &sp, now_mono() - t0, format, &out, NULL,
 				    s->extra, s->arg);
 	report_free(r);
 	if (ret) {

@@ -5,6 +5,7 @@
  * every device the sysfs reader finds with the settings' filters.
  */
 #include "report_build.h"
+#include "now.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -50,15 +51,13 @@ int probe_report_build(const struct probe_settings *s, struct report **out)
 		.netdev_stats_include = s->netdev_stats_include,
 	};
 	struct report *r = calloc(1, sizeof(*r));
-	struct timespec ts;
 	int ret;
 
 	*out = NULL;
 	if (!r)
 		return -ENOMEM;
 	r->version = REPORT_VERSION;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	r->timestamp = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	r->timestamp = now_wall();
 	r->probe_version = strdup(IBPULSE_VERSION);
 	ret = r->probe_version ? probe_host_name(s, &r->host) : -ENOMEM;
 	if (!ret)

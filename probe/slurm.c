@@ -5,6 +5,7 @@
  * text a shell reads), its output read through a pipe.
  */
 #include "slurm.h"
+#include "now.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +32,7 @@ static int slurm_run(char *const argv[], char *out, size_t len)
 {
 	int fd[2], status = 0, ret = 0;
 	size_t got = 0;
-	struct timespec t0, t;
+	double t0;
 	pid_t pid;
 
 	if (pipe2(fd, O_CLOEXEC))
@@ -51,16 +52,14 @@ static int slurm_run(char *const argv[], char *out, size_t len)
 		_exit(127);
 	}
 	close(fd[1]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = now_mono();
 	for (;;) {
 		struct pollfd p = {.fd = fd[0], .events = POLLIN};
 		char chunk[1024];
 		ssize_t n;
 		long ms;
 
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ms = (t.tv_sec - t0.tv_sec) * 1000 +
-		     (t.tv_nsec - t0.tv_nsec) / 1000000;
+		ms = (long)((now_mono() - t0) * 1000);
 		if (ms >= SLURM_TIMEOUT_MS) {
 			kill(pid, SIGKILL);
 			ret = -ETIMEDOUT;

@@ -9,6 +9,7 @@
  * as dropped ("unwritable").
  */
 #include "spool.h"
+#include "now.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -425,14 +426,12 @@ static void spool_make_room(struct spool *sp, size_t len)
 int spool_put(struct spool *sp, const char *id, const char *data, size_t len)
 {
 	char name[SPOOL_ID_LEN + 8];
-	struct timespec ts;
 	double now;
 	int ret;
 
 	if (!spool_id_valid(id))
 		return -EINVAL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	now = now_wall();
 	pthread_mutex_lock(&sp->lock);
 	if (len > sp->max_bytes) {
 		sp->dropped.spool_full++;

@@ -7,6 +7,7 @@
  * struct fabric_net so that nothing of libibnetdisc outlives the call.
  */
 #include "fabric_int.h"
+#include "now.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -332,7 +333,7 @@ static int merge(struct fabric_net *a, struct fabric_net *b)
 int fabric_disc_run(const char *ca, unsigned port,
 		    const struct fabric_settings *s, struct fabric_net *out)
 {
-	double t0 = fabric_mono();
+	double t0 = now_mono();
 	struct fabric_net more;
 	int ret;
 
@@ -360,7 +361,7 @@ int fabric_disc_run(const char *ca, unsigned port,
 		fabric_net_clear(out);
 		return ret;
 	}
-	out->discovered_at = fabric_real();
-	out->discover_seconds = fabric_mono() - t0;
+	out->discovered_at = now_wall();
+	out->discover_seconds = now_mono() - t0;
 	return 0;
 }

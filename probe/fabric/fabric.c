@@ -9,6 +9,7 @@
  * so nothing waits for a barrier.
  */
 #include "fabric_int.h"
+#include "now.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,35 +27,12 @@
 #define TAG_PORT(t) ((t)&0xff)
 #define MAX_NODES (1u << 24)
 
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double fabric_mono(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
-
-double fabric_real(void)
-{
-	return clock_s(CLOCK_REALTIME);
-}
-
-double fabric_cpu(void)
-{
-	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
-
 void fabric_pass_begin(struct fabric *f, struct fabric_pass *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->started_at = fabric_real();
-	f->pass_mono = fabric_mono();
-	f->pass_cpu = fabric_cpu();
+	p->started_at = now_wall();
+	f->pass_mono = now_mono();
+	f->pass_cpu = now_of(CLOCK_PROCESS_CPUTIME_ID);
 	fwin_stats_reset(f->win);
 }
 
@@ -62,8 +40,8 @@ void fabric_pass_end(struct fabric *f, struct fabric_pass *p)
 {
 	const struct fwin_stats *ws = fwin_stats(f->win);
 
-	p->seconds = fabric_mono() - f->pass_mono;
-	p->cpu_seconds = fabric_cpu() - f->pass_cpu;
+	p->seconds = now_mono() - f->pass_mono;
+	p->cpu_seconds = now_of(CLOCK_PROCESS_CPUTIME_ID) - f->pass_cpu;
 	p->mads = ws->sent;
 	p->retries = ws->retries;
 	p->timeouts = ws->timeouts;
@@ -275,7 +253,7 @@ int fabric_discover(struct fabric *f)
 	f->net_hash = fabric_net_hash(&net);
 	f->have_net = true;
 	f->want_rediscover = false;
-	f->discovered_mono = fabric_mono();
+	f->discovered_mono = now_mono();
 	log_info("fabric: discovered %zu nodes (%zu switches, %zu CAs), %zu "
 		 "ports, %zu links in %.3f s",
 		 net.n_nodes, net.n_switches, net.n_cas, net.n_ports,

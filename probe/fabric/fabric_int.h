@@ -28,11 +28,6 @@ struct fabric {
 	double pass_mono, pass_cpu;	  /* when the current pass began */
 };
 
-/* Seconds on CLOCK_MONOTONIC and CLOCK_REALTIME; CPU of the process. */
-double fabric_mono(void);
-double fabric_real(void);
-double fabric_cpu(void);
-
 /*
  * fabric_pass_begin() / fabric_pass_end() - around one pass through the
  * MAD window (a sweep, a read of the tables): zero the window's counts

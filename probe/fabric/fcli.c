@@ -14,6 +14,7 @@
  * common/cli.h's: each shorthand flag is a [fabric] key.
  */
 #include "fabric_cli.h"
+#include "now.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -216,7 +217,7 @@ static int emit(const struct fabric *f, const struct fopts *o, bool tables)
 static void sleep_until(double when)
 {
 	while (!fabric_stop) {
-		double left = when - fabric_mono();
+		double left = when - now_mono();
 		struct timespec ts;
 
 		if (left <= 0)
@@ -235,7 +236,7 @@ static int routes(struct fabric *f, bool *fresh, bool *unpushed)
 	int ret = 0;
 
 	*fresh = false;
-	if (fabric_routes_due(f, fabric_mono())) {
+	if (fabric_routes_due(f, now_mono())) {
 		ret = fabric_routes_read(f, &fabric_stop);
 		*fresh = !ret;
 		*unpushed |= !ret;
@@ -251,7 +252,7 @@ static int run(struct fabric *f, const struct fopts *o,
 	int ret = 0;
 
 	while (!fabric_stop) {
-		double t0 = fabric_mono();
+		double t0 = now_mono();
 
 		if (fabric_rediscover_due(f, t0)) {
 			ret = fabric_discover(f);

@@ -10,6 +10,7 @@
  * again until a push of them succeeds).
  */
 #include "fabric_push.h"
+#include "now.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -76,7 +77,7 @@ static int push_chunk(struct fabric_push *p, const struct fabric *f,
 	struct report r = {
 		.version = REPORT_VERSION,
 		.host = p->host,
-		.timestamp = fabric_real(),
+		.timestamp = now_wall(),
 		.probe_version = (char *)IBPULSE_VERSION,
 	};
 	char *text = NULL;

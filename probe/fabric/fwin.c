@@ -9,6 +9,7 @@
  * expire what is late, flush dead LIDs' queues.
  */
 #include "fwin.h"
+#include "now.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -68,14 +69,6 @@ struct fwin {
 	uint32_t gen;
 	struct fwin_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int fwin_open(const char *ca, unsigned port, const struct fwin_opts *o,
 	      struct fwin **out)
@@ -355,7 +348,7 @@ static void slot_send(struct fwin *w, uint32_t s, uint64_t now)
 
 static void fill(struct fwin *w)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_mono_ns();
 
 	while (w->n_free && w->ring_len) {
 		uint32_t d = ring_pop(w), s;
@@ -398,7 +391,7 @@ static void try_failed(struct fwin *w, uint32_t s, int status,
 
 	if (q->tries <= w->o.retries) {
 		w->st.retries++;
-		slot_send(w, s, now_ns());
+		slot_send(w, s, now_mono_ns());
 		return;
 	}
 	dst = &w->dests[w->dest_of_lid[q->r.lid] - 1];
@@ -472,7 +465,7 @@ static void drain(struct fwin *w, fwin_done_fn done, void *arg)
 /* Expire late tries; returns ms until the next deadline (-1: none). */
 static int expire(struct fwin *w, fwin_done_fn done, void *arg)
 {
-	uint64_t now = now_ns(), next = UINT64_MAX;
+	uint64_t now = now_mono_ns(), next = UINT64_MAX;
 
 	for (uint32_t s = 0; s < w->o.window; s++) {
 		if (!w->slots[s].active)
@@ -486,7 +479,7 @@ static int expire(struct fwin *w, fwin_done_fn done, void *arg)
 	}
 	if (next == UINT64_MAX)
 		return -1;
-	now = now_ns();
+	now = now_mono_ns();
 	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 }
 
