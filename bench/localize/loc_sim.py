@@ -161,9 +161,15 @@ class Subnet:
             raise RuntimeError("fabric --once exited %d: %s" % (
                 p.returncode, p.stderr[-1500:]))
         self.poller = self.sim.popen(
-            [probe, "fabric", *common, "--interval", "%g" % interval,
-             "--route-interval", "%g" % route_interval],
+            [probe, "fabric", *common, "--interval", "%d" % interval,
+             "--route-interval", "%d" % route_interval],
             stdout=subprocess.DEVNULL, stderr=log)
+        # a loop that refused its flags (a 7.5 s interval once) must stop
+        # the run, not leave it without counters
+        time.sleep(1)
+        if self.poller.poll() is not None:
+            raise RuntimeError("the fabric role exited %d (%s)" % (
+                self.poller.returncode, log.name))
 
     def plant(self, switch, port, **counters):
         """Set PMA counters of a switch port through the ibsim console

@@ -180,7 +180,7 @@ def run(a, out):
         with open(os.path.join(out, "poller.log"), "w") as log:
             subnet.start_poller(
                 a.probe, "http://127.0.0.1:%d/api/v1/report" % port,
-                interval=max(1.0, period / 2.0),
+                interval=max(1, period // 2),  # whole seconds
                 route_interval=10 * period, log=log)
             d = LocDriver(a, fabric, faults, period, settings, proc.pid,
                           port, random.Random(a.seed + 1), subnet)
