@@ -9,6 +9,7 @@
  * valid whatever is added later.
  */
 #include "auth.h"
+#include "hex.h"
 #include "jdec.h"
 #include "map.h"
 
@@ -309,44 +310,13 @@ static int auth_has_host(const struct auth *a, const char *host)
 	return 0;
 }
 
-static int auth_unhex(const char *s, unsigned char out[AUTH_DIGEST])
-{
-	for (size_t i = 0; i < AUTH_DIGEST; i++) {
-		unsigned v = 0;
-
-		for (int k = 0; k < 2; k++) {
-			char c = s[2 * i + k];
-
-			if (c >= '0' && c <= '9')
-				v = v * 16 + (unsigned)(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				v = v * 16 + (unsigned)(c - 'a' + 10);
-			else
-				return -EINVAL;
-		}
-		out[i] = (unsigned char)v;
-	}
-	return s[2 * AUTH_DIGEST] ? -EINVAL : 0;
-}
-
-static void auth_hex(const unsigned char *in, size_t n, char *out)
-{
-	static const char x[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = x[in[i] >> 4];
-		out[2 * i + 1] = x[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* One "host sha256hex" line of the enrolled file. */
 static int auth_enrol_line(struct auth *a, char *line, char *msg, size_t len)
 {
 	unsigned char d[AUTH_DIGEST];
 	char *host, *hex;
 
-	if (auth_split(line, &host, &hex) || auth_unhex(hex, d)) {
+	if (auth_split(line, &host, &hex) || hex_decode(hex, d, AUTH_DIGEST)) {
 		snprintf(msg, len, "expected \"host sha256-hex\"");
 		return -EINVAL;
 	}
@@ -484,9 +454,9 @@ int auth_enrol(struct auth *a, const char *host, char *token, size_t toklen)
 		return -ENOBUFS;
 	if (getrandom(raw, sizeof(raw), 0) != sizeof(raw))
 		return -EIO;
-	auth_hex(raw, sizeof(raw), token);
+	hex_encode(raw, sizeof(raw), token);
 	auth_digest(token, 2 * AUTH_TOKEN_BYTES, d);
-	auth_hex(d, sizeof(d), hex);
+	hex_encode(d, sizeof(d), hex);
 	/* Enrolments queue on their own mutex, so the fsync does not hold
 	 * up lookups; only the insertion takes the table's write lock.
 	 * Tokens are added only here once serving, so the check holds. */

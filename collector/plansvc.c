@@ -5,6 +5,7 @@
  * of the plan and coverage endpoints (docs/api.md).
  */
 #include "plansvc.h"
+#include "hex.h"
 #include "now.h"
 #include "log.h"
 #include "store_evidence.h"
@@ -507,7 +508,7 @@ static void plansvc_ticket(const struct plansvc *ps,
 	if (!ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
 				  b->host, c.period, key) &&
 	    !ticket_mint(key, &c, tk)) {
-		ticket_hex(tk, sizeof(tk), x->key);
+		hex_encode(tk, sizeof(tk), x->key);
 		e->has_ticket = 1;
 		e->ticket = (struct testapi_ticket){
 			.period = (int64_t)c.period,
@@ -564,7 +565,7 @@ static void plansvc_keys(const struct plansvc *ps, const char *host,
 		if (ticket_responder_key(ps->o.ticket_key, ps->o.ticket_key_len,
 					 host, k, key))
 			break;
-		ticket_hex(key, sizeof(key), hex[p->n_keys]);
+		hex_encode(key, sizeof(key), hex[p->n_keys]);
 		p->keys[p->n_keys].period = (int64_t)k;
 		p->keys[p->n_keys].key = hex[p->n_keys];
 		p->n_keys++;

@@ -5,6 +5,7 @@
  * the plan, and the collector's master key file.
  */
 #include "ticket.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,42 +112,6 @@ int ticket_mint(const uint8_t key[TICKET_KEY_LEN],
 	return t_hmac(key, TICKET_KEY_LEN, &m, ticket);
 }
 
-void ticket_hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int t_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int ticket_unhex(const char *hex, uint8_t *b, size_t n)
-{
-	if (strlen(hex) != 2 * n)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int hi = t_nibble(hex[2 * i]), lo = t_nibble(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		b[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
-
 /* A fresh key file: 32 random bytes as hex, created 0600, never replaced. */
 static int t_create(const char *path, char *err, size_t errlen)
 {
@@ -159,7 +124,7 @@ static int t_create(const char *path, char *err, size_t errlen)
 			 strerror(errno));
 		return -EIO;
 	}
-	ticket_hex(raw, sizeof(raw), hex);
+	hex_encode(raw, sizeof(raw), hex);
 	explicit_bzero(raw, sizeof(raw));
 	hex[2 * sizeof(raw)] = '\n';
 	hex[2 * sizeof(raw) + 1] = '\0';

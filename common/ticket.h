@@ -56,10 +56,7 @@ int ticket_responder_key(const uint8_t *master, size_t len, const char *host,
 int ticket_mint(const uint8_t key[TICKET_KEY_LEN],
 		const struct ticket_claims *c, uint8_t ticket[TICKET_KEY_LEN]);
 
-/* Lower-case hex of @n bytes into @out (2n + 1 bytes). */
-void ticket_hex(const uint8_t *b, size_t n, char *out);
-/* Exactly 2n hex digits into @n bytes; 0 or -EINVAL. */
-int ticket_unhex(const char *hex, uint8_t *b, size_t n);
+/* Tickets and keys travel as hex: hex.h. */
 
 /*
  * ticket_master_load() - the collector's master key from @path (at least

@@ -9,6 +9,7 @@
  * aside, found by sending the refused batch one result at a time.
  */
 #include "daemon_int.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -193,7 +194,7 @@ static void net_plan_ticket(const char *host, const struct testapi_plan_test *t,
 
 	if (!t->has_ticket)
 		return;
-	if (ticket_unhex(tk->key, j->ticket.key, TICKET_KEY_LEN) ||
+	if (hex_decode(tk->key, j->ticket.key, TICKET_KEY_LEN) ||
 	    strlen(host) > TICKET_STR_MAX ||
 	    strlen(j->plan_id) > TICKET_STR_MAX) {
 		log_once("plan-ticket", 600, LOG_LVL_WARN,
@@ -262,7 +263,7 @@ static void net_plan_keys(struct daemon *d, const struct testapi_plan *p)
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->n_keys; i++) {
-		if (per < 1 || ticket_unhex(p->keys[i].key, key, sizeof(key)))
+		if (per < 1 || hex_decode(p->keys[i].key, key, sizeof(key)))
 			continue;
 		pthread_mutex_lock(&d->lock);
 		dticket_add_key(&d->tickets, (uint64_t)p->keys[i].period,

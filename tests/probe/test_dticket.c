@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "dticket.h"
+#include "hex.h"
 #include "ticket.h"
 
 static const uint8_t master[] = "0123456789abcdef0123456789abcdef";
@@ -73,17 +74,17 @@ static void test_known_answer(void **state)
 	char hex[2 * TICKET_KEY_LEN + 1];
 
 	mint(&c, key, tk);
-	ticket_hex(key, sizeof(key), hex);
+	hex_encode(key, sizeof(key), hex);
 	assert_string_equal(hex, "65cf9de2870e0b4dfa26e183493b8b39"
 				 "c4bfb44472cc99e22b43a9d09fabd2d9");
-	ticket_hex(tk, sizeof(tk), hex);
+	hex_encode(tk, sizeof(tk), hex);
 	assert_string_equal(hex, "8c9183dc082082a878691a49e449fc24"
 				 "1db70e32ff7ac89db519b3011f39a1a4");
-	assert_int_equal(ticket_unhex(hex, key, sizeof(key)), 0);
+	assert_int_equal(hex_decode(hex, key, sizeof(key)), 0);
 	assert_memory_equal(key, tk, sizeof(tk));
-	assert_int_equal(ticket_unhex("8c91", key, sizeof(key)), -EINVAL);
+	assert_int_equal(hex_decode("8c91", key, sizeof(key)), -EINVAL);
 	hex[5] = 'x';
-	assert_int_equal(ticket_unhex(hex, key, sizeof(key)), -EINVAL);
+	assert_int_equal(hex_decode(hex, key, sizeof(key)), -EINVAL);
 	/* Another responder, another period: another key. */
 	assert_int_equal(
 		ticket_responder_key(master, MASTER_LEN, "node03", 42, tk), 0);
