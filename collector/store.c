@@ -133,6 +133,33 @@ void store_bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+int store_param(sqlite3_stmt *s, const char *name)
+{
+	int i = sqlite3_bind_parameter_index(s, name);
+
+	if (!i)
+		log_err("store: no parameter %s in: %s", name, sqlite3_sql(s));
+	return i;
+}
+
+void store_name_text(sqlite3_stmt *s, const char *name, const char *v)
+{
+	store_bind_text(s, store_param(s, name), v);
+}
+
+void store_name_int(sqlite3_stmt *s, const char *name, int64_t v)
+{
+	sqlite3_bind_int64(s, store_param(s, name), v);
+}
+
+void store_name_real(sqlite3_stmt *s, const char *name, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, store_param(s, name));
+	else
+		sqlite3_bind_double(s, store_param(s, name), v);
+}
+
 /* Run a statement that returns no rows (or whose rows are ignored). */
 static int store_exec(struct store *st, enum store_sql which)
 {

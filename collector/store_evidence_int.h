@@ -51,15 +51,7 @@ struct store_evidence {
 /* The statement @which, reset with its bindings cleared. */
 sqlite3_stmt *evidence_stmt(struct store_evidence *ev, enum esql which);
 
-/*
- * Named binds: the index of parameter @name (a name the statement lacks
- * is a bug of these files: logged, and the bind then fails), then text
- * (not copied), an integer, a double (NAN as NULL).
- */
-int evidence_idx(sqlite3_stmt *s, const char *name);
-void evidence_text(sqlite3_stmt *s, const char *name, const char *v);
-void evidence_int(sqlite3_stmt *s, const char *name, int64_t v);
-void evidence_real(sqlite3_stmt *s, const char *name, double v);
+/* Binds by name: store_int.h's store_name_*(). */
 
 /* Columns: a double (NAN for NULL), a text ("" for NULL). */
 double evidence_col_real(sqlite3_stmt *s, int i);

@@ -119,39 +119,6 @@ sqlite3_stmt *evidence_stmt(struct store_evidence *ev, enum esql which)
 	return s;
 }
 
-/*
- * The index of parameter @name. A name the statement lacks is a bug of
- * this file: logged, and the bind then fails (SQLITE_RANGE), which the
- * unit tests see as a wrong result.
- */
-int evidence_idx(sqlite3_stmt *s, const char *name)
-{
-	int i = sqlite3_bind_parameter_index(s, name);
-
-	if (!i)
-		log_err("evidence: no parameter %s in: %s", name,
-			sqlite3_sql(s));
-	return i;
-}
-
-void evidence_text(sqlite3_stmt *s, const char *name, const char *v)
-{
-	store_bind_text(s, evidence_idx(s, name), v);
-}
-
-void evidence_int(sqlite3_stmt *s, const char *name, int64_t v)
-{
-	sqlite3_bind_int64(s, evidence_idx(s, name), v);
-}
-
-void evidence_real(sqlite3_stmt *s, const char *name, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, evidence_idx(s, name));
-	else
-		sqlite3_bind_double(s, evidence_idx(s, name), v);
-}
-
 double evidence_col_real(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL

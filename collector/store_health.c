@@ -39,7 +39,9 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"h.name AND hp.device = d.name AND hp.port = p.port WHERE "
 		"h.name = ?1 ORDER BY d.name, p.port",
 	[HSQL_HP_PUT] =
-		"INSERT INTO health_port VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		"INSERT INTO health_port (host, device, port, active_seen, "
+		"down_since, missing_since, best_rate) VALUES (?1, ?2, ?3, ?4, "
+		"?5, ?6, ?7) "
 		"ON CONFLICT (host, device, port) DO UPDATE SET active_seen = "
 		"?4, down_since = ?5, missing_since = ?6, best_rate = ?7",
 	[HSQL_SWITCH] =
@@ -82,7 +84,9 @@ static const char *const hsql_text[HSQL_COUNT] = {
 			 "evidence, active, first_seen, last_seen FROM "
 			 "health_reason WHERE host = ?1",
 	[HSQL_REASON_PUT] =
-		"INSERT INTO health_reason VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+		"INSERT INTO health_reason (host, key, kind, severity, device, "
+		"port, reason, evidence, active, first_seen, last_seen) VALUES "
+		"(?1, ?2, ?3, ?4, ?5, ?6, "
 		"?7, ?8, ?9, ?10, ?11) ON CONFLICT (host, key) DO UPDATE SET "
 		"kind = ?3, severity = ?4, device = ?5, port = ?6, reason = "
 		"?7, evidence = ?8, active = ?9, first_seen = ?10, last_seen "
@@ -92,7 +96,8 @@ static const char *const hsql_text[HSQL_COUNT] = {
 	[HSQL_VERDICT_GET] =
 		"SELECT verdict, since FROM host_health WHERE host = ?1",
 	[HSQL_VERDICT_PUT] =
-		"INSERT INTO host_health VALUES (?1, ?2, ?3, ?3) ON CONFLICT "
+		"INSERT INTO host_health (host, verdict, since, updated) "
+		"VALUES (?1, ?2, ?3, ?3) ON CONFLICT "
 		"(host) DO UPDATE SET verdict = ?2, since = ?3, updated = ?3",
 	[HSQL_HOST] = "SELECT last_report FROM host WHERE name = ?1",
 	/* the switch's ports, then the device behind each through the

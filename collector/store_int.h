@@ -128,6 +128,18 @@ int store_done(struct store *st, sqlite3_stmt *s, const char *what);
 /* Bind @v as text (not copied: it must outlive the step), NULL as NULL. */
 void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 
+/*
+ * Binds by name (":link"), next to the SQL that names them: the index of
+ * parameter @name, logged when the statement lacks it (a bug of the
+ * caller: the bind then fails with SQLITE_RANGE, which the unit tests see
+ * as a wrong result); text (not copied, NULL as NULL), an integer, and a
+ * real (NAN as NULL).
+ */
+int store_param(sqlite3_stmt *s, const char *name);
+void store_name_text(sqlite3_stmt *s, const char *name, const char *v);
+void store_name_int(sqlite3_stmt *s, const char *name, int64_t v);
+void store_name_real(sqlite3_stmt *s, const char *name, double v);
+
 int store_cache_new(struct store *st);
 void store_cache_drop(struct store *st);
 void store_cache_free(struct store *st);

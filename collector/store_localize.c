@@ -508,9 +508,9 @@ static int lz_lid(struct store *st, const char *host, const char *device,
 	int rc;
 
 	*lid = 0;
-	lz_text(s, ":host", host);
-	lz_text(s, ":device", device);
-	lz_int(s, ":port", port);
+	store_name_text(s, ":host", host);
+	store_name_text(s, ":device", device);
+	store_name_int(s, ":port", port);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER) {
 		sqlite3_int64 v = sqlite3_column_int64(s, 0);
@@ -621,20 +621,20 @@ static int lz_insert(struct store *st, const char *host,
 {
 	sqlite3_stmt *s = lz_stmt(st->localize, LSQL_TEST_INS);
 
-	lz_real(s, ":started", o->started);
-	lz_text(s, ":profile", t->profile);
-	lz_text(s, ":metric", baseline_metric_name(m));
-	lz_int(s, ":bad", o->bad);
-	lz_real(s, ":value", o->value);
-	lz_real(s, ":baseline", o->baseline);
-	lz_text(s, ":a_host", host);
-	lz_text(s, ":a_device", t->local_device);
-	lz_int(s, ":a_port", t->local_port);
-	lz_text(s, ":b_host", t->peer_host);
-	lz_text(s, ":b_device", t->peer_device);
-	lz_int(s, ":b_port", t->peer_port);
+	store_name_real(s, ":started", o->started);
+	store_name_text(s, ":profile", t->profile);
+	store_name_text(s, ":metric", baseline_metric_name(m));
+	store_name_int(s, ":bad", o->bad);
+	store_name_real(s, ":value", o->value);
+	store_name_real(s, ":baseline", o->baseline);
+	store_name_text(s, ":a_host", host);
+	store_name_text(s, ":a_device", t->local_device);
+	store_name_int(s, ":a_port", t->local_port);
+	store_name_text(s, ":b_host", t->peer_host);
+	store_name_text(s, ":b_device", t->peer_device);
+	store_name_int(s, ":b_port", t->peer_port);
 	if (dlid)
-		lz_int(s, ":dlid", dlid);
+		store_name_int(s, ":dlid", dlid);
 	sqlite3_bind_blob(s, sqlite3_bind_parameter_index(s, ":links"),
 			  w->links, (int)(w->n_links * LZ_LINK_BYTES),
 			  SQLITE_STATIC);
@@ -736,7 +736,7 @@ int store_localize_flush(struct store *st, double now)
 	if (ret || !isfinite(newest))
 		return ret;
 	s = lz_stmt(lz, LSQL_TEST_TRIM);
-	lz_real(s, ":cutoff", newest - lz->o.window);
+	store_name_real(s, ":cutoff", newest - lz->o.window);
 	return store_done(st, s, "localize window");
 }
 
@@ -749,8 +749,8 @@ int store_localize_explains(struct store *st, int64_t element, double started)
 	if (!lz || !lz->o.enabled)
 		return 0;
 	s = lz_stmt(lz, LSQL_EXPL_GET);
-	lz_int(s, ":el", element);
-	lz_real(s, ":started", started);
+	store_name_int(s, ":el", element);
+	store_name_real(s, ":started", started);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -833,7 +833,7 @@ int store_localize_retire(struct store *st, const char *host, size_t *changes)
 	if (!lz)
 		return 0;
 	s = lz_stmt(lz, LSQL_RETIRE);
-	lz_text(s, ":host", host);
+	store_name_text(s, ":host", host);
 	ret = store_done(st, s, "localize retire");
 	if (!ret)
 		*changes = (size_t)sqlite3_changes(st->db);
@@ -848,8 +848,8 @@ static int lz_prune_one(struct store *st, enum lsql w, double cutoff,
 	sqlite3_stmt *s = lz_stmt(st->localize, w);
 	int ret;
 
-	lz_real(s, ":cutoff", cutoff);
-	lz_int(s, ":batch", batch);
+	store_name_real(s, ":cutoff", cutoff);
+	store_name_int(s, ":batch", batch);
 	ret = store_done(st, s, "prune localization");
 	*n = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	return ret;

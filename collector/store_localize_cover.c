@@ -41,14 +41,14 @@ int store_localize_cover_save(struct store *st, unsigned long long period,
 		return 0;
 	for (int k = 0; !ret && k < 2; k++) {
 		s = lz_stmt(lz, k ? LSQL_UNCOV_DEL : LSQL_COVER_DEL);
-		lz_int(s, ":period", (int64_t)period);
+		store_name_int(s, ":period", (int64_t)period);
 		ret = store_done(st, s, "link coverage");
 	}
 	for (int w = 0; !ret && w < PLANNER_WHYS; w++) {
 		s = lz_stmt(lz, LSQL_COVER_INS);
-		lz_int(s, ":period", (int64_t)period);
-		lz_text(s, ":state", store_localize_why_name(w));
-		lz_int(s, ":links", (int64_t)pc->n[w]);
+		store_name_int(s, ":period", (int64_t)period);
+		store_name_text(s, ":state", store_localize_why_name(w));
+		store_name_int(s, ":links", (int64_t)pc->n[w]);
 		ret = store_done(st, s, "link coverage");
 	}
 	for (size_t i = 0; !ret && i < pc->n_uncovered; i++) {
@@ -57,12 +57,12 @@ int store_localize_cover_save(struct store *st, unsigned long long period,
 		s = lz_stmt(lz, LSQL_UNCOV_INS);
 		lz_guid_text(u->guid, a, sizeof(a));
 		lz_guid_text(u->peer_guid, b, sizeof(b));
-		lz_int(s, ":period", (int64_t)period);
-		lz_text(s, ":a_guid", a);
-		lz_int(s, ":a_port", u->port);
-		lz_text(s, ":b_guid", b);
-		lz_int(s, ":b_port", u->peer_port);
-		lz_text(s, ":reason", store_localize_why_name(u->why));
+		store_name_int(s, ":period", (int64_t)period);
+		store_name_text(s, ":a_guid", a);
+		store_name_int(s, ":a_port", u->port);
+		store_name_text(s, ":b_guid", b);
+		store_name_int(s, ":b_port", u->peer_port);
+		store_name_text(s, ":reason", store_localize_why_name(u->why));
 		ret = store_done(st, s, "uncovered link");
 	}
 	return ret;

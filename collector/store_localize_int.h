@@ -121,10 +121,7 @@ struct store_localize {
 sqlite3_stmt *lz_stmt(struct store_localize *lz, enum lsql w);
 /* Its SQL (store_localize_sql.c). */
 const char *lz_sql(enum lsql w);
-/* Named binds (a missing name is logged: a bug of these files). */
-void lz_text(sqlite3_stmt *s, const char *name, const char *v);
-void lz_int(sqlite3_stmt *s, const char *name, int64_t v);
-void lz_real(sqlite3_stmt *s, const char *name, double v);
+/* Binds by name: store_int.h's store_name_*(). */
 
 /* "0x0002c90300a1b2c3" */
 void lz_guid_text(uint64_t guid, char *buf, size_t len);

@@ -120,37 +120,6 @@ sqlite3_stmt *lz_stmt(struct store_localize *lz, enum lsql w)
 	return s;
 }
 
-static int lz_idx(sqlite3_stmt *s, const char *name)
-{
-	int i = sqlite3_bind_parameter_index(s, name);
-
-	if (!i)
-		log_err("localize: no parameter %s in: %s", name,
-			sqlite3_sql(s));
-	return i;
-}
-
-void lz_text(sqlite3_stmt *s, const char *name, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, lz_idx(s, name), v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, lz_idx(s, name));
-}
-
-void lz_int(sqlite3_stmt *s, const char *name, int64_t v)
-{
-	sqlite3_bind_int64(s, lz_idx(s, name), v);
-}
-
-void lz_real(sqlite3_stmt *s, const char *name, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, lz_idx(s, name));
-	else
-		sqlite3_bind_double(s, lz_idx(s, name), v);
-}
-
 void lz_guid_text(uint64_t guid, char *buf, size_t len)
 {
 	snprintf(buf, len, "0x%016" PRIx64, guid);

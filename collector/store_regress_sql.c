@@ -26,7 +26,8 @@ static const char *const rsql_text[RSQL_COUNT] = {
 						  "last_bad",
 	[RSQL_SAMPLES] = "SELECT value FROM baseline_sample WHERE link_id = ?1 "
 			 "AND started >= ?2 ORDER BY started DESC LIMIT ?3",
-	[RSQL_SAMPLE_INS] = "INSERT INTO baseline_sample VALUES (?1, ?2, ?3)",
+	[RSQL_SAMPLE_INS] = "INSERT INTO baseline_sample (link_id, started, "
+			    "value) VALUES (?1, ?2, ?3)",
 	[RSQL_SAMPLE_TRIM] =
 		"DELETE FROM baseline_sample WHERE link_id = ?1 AND (started "
 		"< ?2 OR rowid NOT IN (SELECT rowid FROM baseline_sample WHERE "
@@ -44,7 +45,9 @@ static const char *const rsql_text[RSQL_COUNT] = {
 		      "JOIN baseline_sample s ON s.link_id = l.id WHERE "
 		      "s.started >= ?6 ORDER BY s.started DESC LIMIT ?7",
 	[RSQL_PORT_BL_UPSERT] =
-		"INSERT INTO port_baseline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		"INSERT INTO port_baseline (host, device, port, profile, "
+		"metric, baseline, spread, samples, updated) VALUES (?1, ?2, "
+		"?3, ?4, ?5, ?6, ?7, "
 		"?8, ?9) ON CONFLICT DO UPDATE SET baseline = ?6, spread = ?7, "
 		"samples = ?8, updated = ?9",
 	[RSQL_PORT_BL_GET] =
@@ -53,8 +56,10 @@ static const char *const rsql_text[RSQL_COUNT] = {
 		"metric = ?5 AND baseline IS NOT NULL AND updated >= ?6",
 	[RSQL_RECENT] = "SELECT started, value, bad, under FROM link_recent "
 			"WHERE link_id = ?1 ORDER BY started DESC LIMIT ?2",
-	[RSQL_RECENT_INS] = "INSERT INTO link_recent VALUES (?1, ?2, ?3, ?4, "
-			    "?5)",
+	[RSQL_RECENT_INS] =
+		"INSERT INTO link_recent (link_id, started, value, bad, under) "
+		"VALUES (?1, ?2, ?3, ?4, "
+		"?5)",
 	[RSQL_RECENT_TRIM] =
 		"DELETE FROM link_recent WHERE link_id = ?1 AND rowid NOT IN "
 		"(SELECT rowid FROM link_recent WHERE link_id = ?1 ORDER BY "
@@ -72,7 +77,8 @@ static const char *const rsql_text[RSQL_COUNT] = {
 			 "1, updated = ?5 WHERE id = ?1",
 	[RSQL_REG_CLOSE] = "UPDATE regression SET closed = ?2, close_reason = "
 			   "?3, updated = ?4 WHERE id = ?1",
-	[RSQL_COUNT_BUMP] = "INSERT INTO regression_count VALUES (?1, ?2, 1) "
+	[RSQL_COUNT_BUMP] = "INSERT INTO regression_count (profile, metric, "
+			    "opened) VALUES (?1, ?2, 1) "
 			    "ON CONFLICT DO UPDATE SET opened = opened + 1",
 	[RSQL_LINK_UPD] =
 		"UPDATE link_state SET baseline = ?2, spread = ?3, threshold = "
@@ -106,8 +112,11 @@ static const char *const rsql_text[RSQL_COUNT] = {
 			    "= ?2",
 	[RSQL_GSUS_DEL] = "DELETE FROM group_pair_suspect WHERE profile = ?1 "
 			  "AND metric = ?2",
-	[RSQL_GSUS_INS] = "INSERT INTO group_pair_suspect VALUES (?1, ?2, ?3, "
-			  "?4, ?5, ?6, ?7)",
+	[RSQL_GSUS_INS] =
+		"INSERT INTO group_pair_suspect (group_a, group_b, profile, "
+		"metric, since, links_regressed, links_judged) VALUES (?1, ?2, "
+		"?3, "
+		"?4, ?5, ?6, ?7)",
 	[RSQL_ALL_KINDS] =
 		"SELECT profile, metric FROM link_state WHERE regression_id IS "
 		"NOT NULL UNION "

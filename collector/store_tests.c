@@ -56,18 +56,23 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"?13, ?14, ?15, ?16, ?17, ?18, ?19" TESTAPI_FIG_SQL_PARAMS
 		") ON CONFLICT (result_id) DO NOTHING",
 	[TSQL_PAIR_UPSERT] =
-		"INSERT INTO pair_seen VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		"INSERT INTO pair_seen (a_host, a_device, a_port, b_host, "
+		"b_device, b_port, last_measured, last_outcome, last_ok) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
 		"?9) ON CONFLICT DO UPDATE SET last_measured = "
 		"max(last_measured, ?7), last_outcome = CASE WHEN ?7 >= "
 		"last_measured THEN ?8 ELSE last_outcome END, last_ok = CASE "
 		"WHEN ?9 IS NULL THEN last_ok WHEN last_ok IS NULL THEN ?9 "
 		"ELSE max(last_ok, ?9) END",
 	[TSQL_DROPPED_UPSERT] =
-		"INSERT INTO probe_dropped VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
+		"INSERT INTO probe_dropped (host, spool_full, expired, "
+		"updated) "
+		"VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
 		"(host) DO UPDATE SET spool_full = ?2, expired = ?3, updated "
 		"= ?4",
 	[TSQL_PAUSE_UPSERT] =
-		"INSERT INTO host_pause VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
+		"INSERT INTO host_pause (host, paused, since, by_admin) "
+		"VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
 		"(host) DO UPDATE SET paused = ?2, since = ?3, by_admin = ?4",
 	[TSQL_PAUSE_GET] = "SELECT paused FROM host_pause WHERE host = ?1",
 	/*
