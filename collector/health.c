@@ -265,7 +265,7 @@ static int port_down(const struct health_opts *o, const struct health_port *p,
 int health_port_reasons(const struct health_opts *o,
 			const struct health_port *p, struct health_list *l)
 {
-	int active = p->state == 4 || p->state == 5;
+	int active = report_port_up(p->state);
 	char key[HEALTH_KEY_MAX];
 	int ret = 0;
 

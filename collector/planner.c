@@ -8,6 +8,7 @@
  * randomness comes from the period number: the plan is deterministic.
  */
 #include "planner_int.h"
+#include "report.h"
 #include "map.h"
 
 #include <errno.h>
@@ -183,7 +184,7 @@ int planner_ctx_nodes(struct pctx *c)
 		c->port_off[i] = k;
 		for (uint32_t j = 0; !ret && j < c->pr[i].n_ports; j++, k++) {
 			c->node_of[k] = UINT32_MAX;
-			if (c->pr[i].ports[j].state != 4)
+			if (c->pr[i].ports[j].state != REPORT_PORT_ACTIVE)
 				continue;
 			c->node_of[k] = (uint32_t)c->n_nodes;
 			ret = pc_node(c, cls, grp, i, j);

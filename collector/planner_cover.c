@@ -18,6 +18,7 @@
  * Deterministic for a given period, like the rest of the planner.
  */
 #include "planner_int.h"
+#include "report.h"
 
 #include "map.h"
 #include "route.h"
@@ -113,7 +114,7 @@ static int cv_links(struct pcover *v)
 
 			if (route_port_get(v->net, x, p, &pi) ||
 			    !cv_is_switch(v->net, pi.remote.node) ||
-			    (pi.state && pi.state != 4))
+			    (pi.state && pi.state != REPORT_PORT_ACTIVE))
 				continue;
 			*l = (struct plink){.node = x,
 					    .to = pi.remote.node,

@@ -366,7 +366,7 @@ static int port_present(const struct health_ctx *c, const char *device,
 static void hp_next(const struct health_port *p, int present, double now,
 		    struct hp_row *r)
 {
-	int active = p->state == 4 || p->state == 5;
+	int active = report_port_up(p->state);
 
 	if (present == 0 && r->missing_since < 0)
 		r->missing_since = now;

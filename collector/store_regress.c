@@ -19,6 +19,7 @@
  *      (store_localize.h).
  */
 #include "store_regress_int.h"
+#include "report.h"
 #include "expected.h"
 #include "store_evidence.h"
 #include "store_int.h"
@@ -367,7 +368,7 @@ static int expected_end_of(struct store *st, const char *host,
 					? -1
 					: sqlite3_column_int64(s, 3);
 		/* a port that is not ACTIVE has no meaningful rate */
-		if (sqlite3_column_int(s, 4) == 4)
+		if (sqlite3_column_int(s, 4) == REPORT_PORT_ACTIVE)
 			ret = 0;
 	} else if (rc != SQLITE_DONE) {
 		ret = store_err(st, rc, "port rate");

@@ -11,6 +11,7 @@
  * host and period).
  */
 #include "store_tests.h"
+#include "report.h"
 #include "map.h"
 #include "store_int.h"
 #include "store_regress.h"
@@ -125,9 +126,12 @@ static const char *const tsql_text[TSQL_COUNT] = {
 		"max(started) FROM result r WHERE r.peer_host = p.host AND "
 		"r.peer_device = pp.device AND r.peer_port = pp.port), 0)) AS "
 		"last FROM probe p JOIN probe_port pp ON pp.probe_id = p.id "
-		"WHERE pp.state = 4 AND NOT coalesce((SELECT paused FROM "
-		"host_pause h WHERE h.host = p.host), 0)) WHERE last < ?1 "
-		"ORDER BY host, device, port",
+		"WHERE pp.state = " REPORT_STR(
+			REPORT_PORT_ACTIVE) " AND NOT coalesce((SELECT paused "
+					    "FROM "
+					    "host_pause h WHERE h.host = "
+					    "p.host), 0)) WHERE last < ?1 "
+					    "ORDER BY host, device, port",
 	[TSQL_RETIRE_PROBE] = "DELETE FROM probe WHERE host = ?1",
 	[TSQL_RETIRE_PAUSE] = "DELETE FROM host_pause WHERE host = ?1",
 	[TSQL_RETIRE_DROPPED] = "DELETE FROM probe_dropped WHERE host = ?1",

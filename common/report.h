@@ -158,6 +158,23 @@ int report_pcie_degraded(const struct report_pcie *p);
 char *report_netdevs_join(const struct report_device *d, char *out,
 			  size_t size);
 
+/* Port states as the kernel numbers them (IB spec, PortInfo PortState;
+ * sysfs ports/N/state), the report's "state"; plain numbers so that SQL
+ * text can say them (REPORT_STR). */
+#define REPORT_PORT_DOWN 1
+#define REPORT_PORT_INIT 2
+#define REPORT_PORT_ARMED 3
+#define REPORT_PORT_ACTIVE 4
+#define REPORT_PORT_ACTIVE_DEFER 5
+#define REPORT_STR_(x) #x
+#define REPORT_STR(x) REPORT_STR_(x)
+
+/* Does state @s carry traffic (ACTIVE, or ACTIVE_DEFER)? */
+static inline int report_port_up(int s)
+{
+	return s == REPORT_PORT_ACTIVE || s == REPORT_PORT_ACTIVE_DEFER;
+}
+
 /* "ACTIVE" for 4, "?" for unknown values; phys: "LinkUp" for 5. */
 const char *report_port_state_name(int state);
 const char *report_phys_state_name(int phys_state);

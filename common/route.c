@@ -9,6 +9,7 @@
  * route_walk.c's; the layout both share is route_int.h.
  */
 #include "route_int.h"
+#include "report.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -288,7 +289,7 @@ static int place_ports(struct route_net *n, char *err, size_t errlen)
 		p0->present = true;
 		p0->lid = r->lid;
 		p0->lmc = r->lmc;
-		p0->state = PORT_ACTIVE;
+		p0->state = REPORT_PORT_ACTIVE;
 	}
 	return 0;
 }

@@ -9,12 +9,12 @@
 #define IBPULSE_ROUTE_INT_H
 
 #include "route.h"
+#include "report.h"
 
 #define OWNER_NONE UINT32_MAX
 #define OWNER(node, port) ((uint32_t)(node) << 8 | (uint32_t)(port))
 #define OWNER_NODE(o) ((o) >> 8)
 #define OWNER_PORT(o) ((o)&0xff)
-#define PORT_ACTIVE 4
 
 struct rnode {
 	uint64_t guid;

@@ -8,6 +8,7 @@
  * Nothing here allocates.
  */
 #include "route_int.h"
+#include "report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,7 +58,7 @@ static int link_out(const struct route_net *n, uint32_t node, unsigned port,
 	char who[96];
 
 	if (p->present && p->remote != ROUTE_NO_NODE &&
-	    (!p->state || p->state == PORT_ACTIVE))
+	    (!p->state || p->state == REPORT_PORT_ACTIVE))
 		return 0;
 	name_of(&n->nodes[node], who, sizeof(who));
 	if (!p->present)

@@ -8,6 +8,7 @@
  * own threads (daemon_run.c).
  */
 #include "daemon_int.h"
+#include "report.h"
 #include "now.h"
 #include "fnv.h"
 
@@ -95,7 +96,8 @@ static void daemon_counters(struct daemon *d)
 			const struct report_port *p = &r->devices[i].ports[j];
 
 			psched_port_set(&d->sched, r->devices[i].name, p->port,
-					p->state == 4, now_mono());
+					p->state == REPORT_PORT_ACTIVE,
+					now_mono());
 		}
 	sig = daemon_ports_sig(r);
 	if (sig != d->ports_sig) {

@@ -5,6 +5,7 @@
  * built as `report` builds it; the lines `ibpulse-probe health` prints.
  */
 #include "phealth.h"
+#include "report.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -223,7 +224,7 @@ int phealth_local(const struct report *r, struct phealth *h)
 		for (size_t j = 0; !ret && active && j < d->n_ports; j++) {
 			const struct report_port *p = &d->ports[j];
 
-			if (p->state == 4 || p->state == 5)
+			if (report_port_up(p->state))
 				continue;
 			ret = add_reason(h, PHEALTH_DEGRADED, 1, 0,
 					 "%s/%u not ACTIVE: %s, %s (whether it "

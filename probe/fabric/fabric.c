@@ -9,6 +9,7 @@
  * so nothing waits for a barrier.
  */
 #include "fabric_int.h"
+#include "report.h"
 #include "now.h"
 
 #include <errno.h>
@@ -273,7 +274,7 @@ static bool askable(const struct fabric_node *n, const struct fabric_port *p)
 {
 	if (!p->lid || p->lid >= 0xc000)
 		return false;
-	return n->type == FABRIC_SWITCH || p->state == 4; /* ACTIVE */
+	return n->type == FABRIC_SWITCH || p->state == REPORT_PORT_ACTIVE;
 }
 
 static void submit(struct sweep *sw, uint16_t lid, enum pma_kind k,
