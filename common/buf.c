@@ -140,3 +140,13 @@ char *buf_steal(struct buf *b, size_t *len)
 	b->len = b->cap = 0;
 	return p;
 }
+
+int buf_setlen(struct buf *b, size_t len)
+{
+	if (!b->data ? len : len >= b->cap)
+		return -EINVAL;
+	b->len = len;
+	if (b->data)
+		b->data[len] = '\0';
+	return 0;
+}

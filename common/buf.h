@@ -34,6 +34,12 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/*
+ * buf_setlen() - the content is its first @len bytes: to cut it back (a
+ * caller's undo), or to take bytes a producer wrote into room that
+ * buf_reserve() made (zlib). 0, or -EINVAL when @len is past that room.
+ */
+int buf_setlen(struct buf *b, size_t len);
 /* Hand the data to the caller (who frees it) and reset the buffer. */
 char *buf_steal(struct buf *b, size_t *len);
 

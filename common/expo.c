@@ -253,11 +253,8 @@ int expo_label(struct buf *b, const char *name, const char *value)
 		ret = expo_escape_label_value(b, value, strlen(value));
 	if (!ret)
 		ret = buf_addc(b, '"');
-	if (ret) { /* leave the list as it was */
-		b->len = old;
-		if (b->data)
-			b->data[old] = '\0';
-	}
+	if (ret) /* leave the list as it was */
+		buf_setlen(b, old);
 	return ret;
 }
 

@@ -340,7 +340,7 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 		g.fresh = 0;
 		o->text = NULL;
 		o->gz = NULL;
-		s->scratch.len = s->seg_start;
+		buf_setlen(&s->scratch, s->seg_start);
 		return bc_push(s, f, &g);
 	}
 	if (!g.fp)
@@ -350,7 +350,7 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 	if (!g.text)
 		return -ENOMEM;
 	memcpy(g.text, s->scratch.data + s->seg_start, len);
-	s->scratch.len = s->seg_start;
+	buf_setlen(&s->scratch, s->seg_start);
 	s->bytes_pending += (int64_t)(len + BC_SEG_OVERHEAD);
 	s->rendered++;
 	return bc_push(s, f, &g);

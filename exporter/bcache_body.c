@@ -535,7 +535,7 @@ static int bc_stream(z_stream *z, const void *in, size_t len, int flush,
 		z->next_out = (Bytef *)out->data + out->len;
 		z->avail_out = (uInt)(out->cap - out->len - 1);
 		zr = deflate(z, flush);
-		out->len = out->cap - 1 - z->avail_out;
+		buf_setlen(out, out->cap - 1 - z->avail_out);
 		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
 			return -EIO;
 	} while (z->avail_in || (flush == Z_FINISH && zr != Z_STREAM_END));

@@ -125,8 +125,7 @@ static int render_pair_figures(struct expo *e, const struct results *r,
 
 					if (isnan(x))
 						continue;
-					xb->len = base;
-					xb->data[base] = '\0';
+					buf_setlen(xb, base);
 					if (ff->pair[s].stat &&
 					    (buf_addc(xb, ',') ||
 					     buf_adds(xb, ff->pair[s].stat)))

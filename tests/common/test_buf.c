@@ -81,6 +81,27 @@ static void test_steal_and_reset(void **state)
 	buf_free(NULL);
 }
 
+/* Cut back, or take bytes written into reserved room; never past it. */
+static void test_setlen(void **state)
+{
+	struct buf b;
+
+	(void)state;
+	buf_init(&b, 0);
+	assert_int_equal(buf_setlen(&b, 0), 0);
+	assert_int_equal(buf_setlen(&b, 1), -EINVAL); /* no memory yet */
+	assert_int_equal(buf_adds(&b, "hello, world"), 0);
+	assert_int_equal(buf_setlen(&b, 5), 0);
+	assert_string_equal(b.data, "hello");
+	assert_int_equal(buf_reserve(&b, 100), 0);
+	memcpy(b.data + b.len, "!!", 2); /* a producer writes into the room */
+	assert_int_equal(buf_setlen(&b, b.len + 2), 0);
+	assert_string_equal(b.data, "hello!!");
+	assert_int_equal(buf_setlen(&b, b.cap), -EINVAL); /* no room for NUL */
+	assert_int_equal(b.len, 7);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -88,6 +109,7 @@ int main(void)
 		cmocka_unit_test(test_ceiling_leaves_buffer_intact),
 		cmocka_unit_test(test_printf_large),
 		cmocka_unit_test(test_steal_and_reset),
+		cmocka_unit_test(test_setlen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
