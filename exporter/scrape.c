@@ -162,7 +162,7 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 		.held = sc ? scrape_held : NULL,
 		.held_ctx = sc,
 	};
-	struct dbread_shared sh;
+	struct dbread_shared sh = {0};
 	sqlite3 *db = NULL;
 	int ret;
 
