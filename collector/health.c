@@ -6,6 +6,7 @@
  * object of evidence; health_merge() applies the quiet window.
  */
 #include "health.h"
+#include "vec.h"
 #include "baseline.h"
 #include "counters.h"
 #include "report.h"
@@ -119,15 +120,8 @@ int health_list_level(const struct health_list *l)
 
 struct health_reason *health_list_add(struct health_list *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct health_reason *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (vec_grow(&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return NULL;
 	memset(&l->v[l->n], 0, sizeof(l->v[0]));
 	return &l->v[l->n++];
 }

@@ -9,6 +9,7 @@
  * few thousand tests and elements costs a few milliseconds.
  */
 #include "localize.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -390,15 +391,8 @@ static int lc_pick(struct lctx *c, uint32_t x, double score)
 	struct loc_result *r = c->r;
 	struct loc_pick *p;
 
-	if (r->n_picks == c->cap_picks) {
-		size_t cap = c->cap_picks ? 2 * c->cap_picks : 16;
-
-		p = realloc(r->picks, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->picks = p;
-		c->cap_picks = cap;
-	}
+	if (vec_grow(&r->picks, &c->cap_picks, r->n_picks, sizeof(*p)))
+		return -ENOMEM;
 	p = &r->picks[r->n_picks];
 	*p = (struct loc_pick){
 		.elem = x,

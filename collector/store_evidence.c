@@ -10,6 +10,7 @@
  * element judged.
  */
 #include "log.h"
+#include "vec.h"
 #include "report.h"
 #include "store_evidence_int.h"
 #include "store_health.h"
@@ -28,15 +29,9 @@
 
 static int ev_touch(struct store_evidence *ev, int64_t id)
 {
-	if (ev->n_touched == ev->cap_touched) {
-		size_t cap = ev->cap_touched ? ev->cap_touched * 2 : 256;
-		int64_t *t = realloc(ev->touched, cap * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		ev->touched = t;
-		ev->cap_touched = cap;
-	}
+	if (vec_grow(&ev->touched, &ev->cap_touched, ev->n_touched,
+		     sizeof(*ev->touched)))
+		return -ENOMEM;
 	ev->touched[ev->n_touched++] = id;
 	return 0;
 }
@@ -405,15 +400,8 @@ struct ev_ids {
 
 static int ev_ids_push(struct ev_ids *q, int64_t id)
 {
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 256;
-		int64_t *v = realloc(q->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		q->v = v;
-		q->cap = cap;
-	}
+	if (vec_grow(&q->v, &q->cap, q->n, sizeof(*q->v)))
+		return -ENOMEM;
 	q->v[q->n++] = id;
 	return 0;
 }

@@ -6,6 +6,7 @@
  * pruning stale elements and old suspects.
  */
 #include "store_evidence_int.h"
+#include "vec.h"
 #include "store_int.h"
 #include "store_regress_int.h"
 
@@ -26,13 +27,8 @@ static int ev_list(struct store *st, sqlite3_stmt *s, struct evidence_port **a,
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct evidence_port *e;
 
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			e = realloc(*a, cap * sizeof(*e));
-			if (!e)
-				break;
-			*a = e;
-		}
+		if (vec_grow(a, &cap, *n, sizeof(**a)))
+			break;
 		e = &(*a)[(*n)++];
 		e->host = strdup(evidence_col_text(s, 0));
 		e->device = strdup(evidence_col_text(s, 1));

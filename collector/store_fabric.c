@@ -11,6 +11,7 @@
  * store_route.c; any port row written tells it the routes may have moved.
  */
 #include "store_fabric.h"
+#include "vec.h"
 #include "store_int.h"
 #include "store_route.h"
 
@@ -251,15 +252,8 @@ static int upsert_port(struct store *st, const struct report_fport *p,
 static int fport_add(struct fport *p, const char *name, int64_t id,
 		     uint64_t value, double hist_ts)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 32;
-		struct fseries *s = realloc(p->s, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		p->s = s;
-		p->cap = cap;
-	}
+	if (vec_grow(&p->s, &p->cap, p->n, sizeof(*p->s)))
+		return -ENOMEM;
 	p->s[p->n++] = (struct fseries){name, id, value, hist_ts};
 	return 0;
 }

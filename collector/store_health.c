@@ -10,6 +10,7 @@
  * store_health_api.c.
  */
 #include "store_health_int.h"
+#include "vec.h"
 #include "counters.h"
 #include "health.h"
 #include "log.h"
@@ -516,16 +517,9 @@ static int host_devices(struct health_ctx *c)
 
 	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == cap) {
-			size_t k = cap ? cap * 2 : 16;
-			struct port_fact *g = realloc(f, k * sizeof(*g));
-
-			if (!g) {
-				ret = -ENOMEM;
-				break;
-			}
-			f = g;
-			cap = k;
+		if (vec_grow(&f, &cap, n, sizeof(*f))) {
+			ret = -ENOMEM;
+			break;
 		}
 		port_fact_row(s, &f[n++]);
 	}

@@ -6,6 +6,7 @@
  * answer, and retirement.
  */
 #include "store_health_int.h"
+#include "vec.h"
 #include "log.h"
 #include "report.h"
 #include "report_fabric.h"
@@ -75,16 +76,9 @@ static int health_fabric(struct store *st, const struct report *r, double now)
 				dup = !strcmp(hosts[k], h);
 			if (dup)
 				continue;
-			if (n == cap) {
-				size_t c = cap ? cap * 2 : 16;
-				char **v = realloc(hosts, c * sizeof(*v));
-
-				if (!v) {
-					ret = -ENOMEM;
-					break;
-				}
-				hosts = v;
-				cap = c;
+			if (vec_grow(&hosts, &cap, n, sizeof(*hosts))) {
+				ret = -ENOMEM;
+				break;
 			}
 			hosts[n] = strdup(h);
 			if (!hosts[n])

@@ -9,6 +9,7 @@
  * view ask; retire and prune.
  */
 #include "store_localize_int.h"
+#include "vec.h"
 
 #include "log.h"
 #include "map.h"
@@ -136,15 +137,8 @@ uint32_t lz_fabric_find(const struct store_localize *lz, enum loc_kind k,
 static int lz_new_el(struct store_localize *lz, const char *key,
 		     const struct lz_el *e, uint32_t *out)
 {
-	if (lz->n_el == lz->cap_el) {
-		size_t cap = lz->cap_el ? 2 * lz->cap_el : 256;
-		struct lz_el *p = realloc(lz->el, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		lz->el = p;
-		lz->cap_el = cap;
-	}
+	if (vec_grow(&lz->el, &lz->cap_el, lz->n_el, sizeof(*lz->el)))
+		return -ENOMEM;
 	if (map_put(lz->keys, key, (void *)(uintptr_t)(lz->n_el + 1)))
 		return -ENOMEM;
 	lz->el[lz->n_el] = *e;
@@ -315,17 +309,8 @@ static int lz_append(struct store_localize *lz, struct lz_kind *k,
 		if (!ret)
 			lz_push_unique(v, &o->n_elems, x);
 	}
-	if (!ret && k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 256;
-		struct lz_obs *q = realloc(k->obs, cap * sizeof(*q));
-
-		if (!q)
-			ret = -ENOMEM;
-		else {
-			k->obs = q;
-			k->cap = cap;
-		}
-	}
+	if (!ret && vec_grow(&k->obs, &k->cap, k->n, sizeof(*k->obs)))
+		ret = -ENOMEM;
 	if (ret) {
 		free(v);
 		return ret;

@@ -11,6 +11,7 @@
  * tests.
  */
 #include "store_localize_int.h"
+#include "vec.h"
 
 #include "log.h"
 #include "route.h"
@@ -269,16 +270,9 @@ static int lz_open_list(struct lz_ctx *c, struct lz_open **out, size_t *n)
 		const char *kind = (const char *)sqlite3_column_text(s, 1);
 		const char *g = (const char *)sqlite3_column_text(s, 2);
 
-		if (*n == cap) {
-			struct lz_open *p;
-
-			cap = cap ? 2 * cap : 16;
-			p = realloc(*out, cap * sizeof(*p));
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			*out = p;
+		if (vec_grow(out, &cap, *n, sizeof(**out))) {
+			ret = -ENOMEM;
+			break;
 		}
 		(*out)[*n].id = sqlite3_column_int64(s, 0);
 		(*out)[(*n)++].x = lz_fabric_find(

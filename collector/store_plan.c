@@ -6,6 +6,7 @@
  * group pairs). SQL only; the planning itself is planner.c.
  */
 #include "store_int.h"
+#include "vec.h"
 #include "store_tests.h"
 #include "testapi.h"
 
@@ -19,16 +20,10 @@ static void *tp_keep(struct tprobes *t, void *p)
 {
 	if (!p)
 		return NULL;
-	if (t->n_allocs == t->cap_allocs) {
-		size_t cap = t->cap_allocs ? t->cap_allocs * 2 : 256;
-		void **a = realloc(t->allocs, cap * sizeof(*a));
-
-		if (!a) {
-			free(p);
-			return NULL;
-		}
-		t->allocs = a;
-		t->cap_allocs = cap;
+	if (vec_grow(&t->allocs, &t->cap_allocs, t->n_allocs,
+		     sizeof(*t->allocs))) {
+		free(p);
+		return NULL;
 	}
 	t->allocs[t->n_allocs++] = p;
 	return p;

@@ -19,6 +19,7 @@
  *      (store_localize.h).
  */
 #include "store_regress_int.h"
+#include "vec.h"
 #include "report.h"
 #include "expected.h"
 #include "store_evidence.h"
@@ -131,15 +132,8 @@ int regress_mark(struct store_regress *rg, const char *profile,
 		if (rg->dirty[i].metric == metric &&
 		    !strcmp(rg->dirty[i].profile, profile))
 			return 0;
-	if (rg->n_dirty == rg->cap_dirty) {
-		size_t cap = rg->cap_dirty ? rg->cap_dirty * 2 : 8;
-
-		d = realloc(rg->dirty, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		rg->dirty = d;
-		rg->cap_dirty = cap;
-	}
+	if (vec_grow(&rg->dirty, &rg->cap_dirty, rg->n_dirty, sizeof(*d)))
+		return -ENOMEM;
 	d = &rg->dirty[rg->n_dirty];
 	d->profile = strdup(profile);
 	if (!d->profile)

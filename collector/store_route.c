@@ -10,6 +10,7 @@
  * row that routes depend on is written.
  */
 #include "store_route.h"
+#include "vec.h"
 #include "store_int.h"
 
 #include <errno.h>
@@ -261,16 +262,9 @@ static int add_lfts(struct store *st, struct route_net *n,
 
 		if (!guid)
 			continue;
-		if (*n_times == cap) {
-			struct lft_time *t;
-
-			cap = cap ? 2 * cap : 64;
-			t = realloc(*times, cap * sizeof(*t));
-			if (!t) {
-				ret = -ENOMEM;
-				break;
-			}
-			*times = t;
+		if (vec_grow(times, &cap, *n_times, sizeof(**times))) {
+			ret = -ENOMEM;
+			break;
 		}
 		(*times)[(*n_times)++] =
 			(struct lft_time){guid, sqlite3_column_double(s, 4)};

@@ -9,6 +9,7 @@
  * fabric. Ports and devices are judged by evidence (store_evidence.c).
  */
 #include "map.h"
+#include "vec.h"
 #include "store_int.h"
 #include "store_regress_int.h"
 #include "suspect.h"
@@ -39,22 +40,6 @@ struct sctx {
 	size_t n_gt;
 };
 
-static int grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	void **a = arr, *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	p = realloc(*a, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = c;
-	return 0;
-}
-
 static uint32_t port_index(struct sctx *c, const char *host, const char *device,
 			   unsigned port)
 {
@@ -66,7 +51,7 @@ static uint32_t port_index(struct sctx *c, const char *host, const char *device,
 	v = (uintptr_t)map_get(c->ports, key);
 	if (v)
 		return (uint32_t)(v - 1);
-	if (grow(&c->p, &c->cap_p, c->n_p, sizeof(*c->p)))
+	if (vec_grow(&c->p, &c->cap_p, c->n_p, sizeof(*c->p)))
 		return SUSPECT_NONE;
 	p = &c->p[c->n_p];
 	p->host = strdup(host);
@@ -91,7 +76,7 @@ static uint32_t group_index(struct sctx *c, const char *name, int *err)
 	v = (uintptr_t)map_get(c->groups, name);
 	if (v)
 		return (uint32_t)(v - 1);
-	if (grow(&c->g, &c->cap_g, c->n_g, sizeof(*c->g)) ||
+	if (vec_grow(&c->g, &c->cap_g, c->n_g, sizeof(*c->g)) ||
 	    !(c->g[c->n_g] = strdup(name))) {
 		*err = -ENOMEM;
 		return SUSPECT_NONE;
@@ -126,7 +111,7 @@ static int add_link(struct sctx *c, sqlite3_stmt *s, int regressed_only)
 	if (map_get(c->ids, id))
 		return 0;
 	if (map_put(c->ids, id, (void *)1) ||
-	    grow(&c->l, &c->cap_l, c->n_l, sizeof(*c->l)))
+	    vec_grow(&c->l, &c->cap_l, c->n_l, sizeof(*c->l)))
 		return -ENOMEM;
 	l = &c->l[c->n_l];
 	memset(l, 0, sizeof(*l));

@@ -6,6 +6,7 @@
  * and HELP text, which callers build once per scrape.
  */
 #include "expo.h"
+#include "vec.h"
 #include "fnv.h"
 
 #include <errno.h>
@@ -68,15 +69,8 @@ static int expo_flush_drops(struct expo *e)
 
 	if (!e->family_dropped)
 		return 0;
-	if (e->n_drops == e->cap_drops) {
-		size_t cap = e->cap_drops ? e->cap_drops * 2 : 8;
-
-		d = realloc(e->drops, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		e->drops = d;
-		e->cap_drops = cap;
-	}
+	if (vec_grow(&e->drops, &e->cap_drops, e->n_drops, sizeof(*d)))
+		return -ENOMEM;
 	d = &e->drops[e->n_drops++];
 	memcpy(d->family, e->drop_name, sizeof(d->family));
 	d->n = e->family_dropped;
@@ -320,15 +314,8 @@ static int expo_mark_seen(struct expo *e, const char *name)
 	for (size_t i = 0; i < e->n_seen; i++)
 		if (e->seen[i] == h)
 			return -EEXIST;
-	if (e->n_seen == e->cap_seen) {
-		size_t cap = e->cap_seen ? e->cap_seen * 2 : 64;
-		uint64_t *p = realloc(e->seen, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		e->seen = p;
-		e->cap_seen = cap;
-	}
+	if (vec_grow(&e->seen, &e->cap_seen, e->n_seen, sizeof(*e->seen)))
+		return -ENOMEM;
 	e->seen[e->n_seen++] = h;
 	return 0;
 }

@@ -6,6 +6,7 @@
  * distinct counter names. Rendering is msnap_render.c.
  */
 #include "msnap.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -81,29 +82,6 @@ static const char *msnap_labels(struct msnap *sn)
 	return msnap_str(sn, b->data ? b->data : "", b->len);
 }
 
-/*
- * The pointer at @arr is read and written with memcpy: it is a struct
- * pointer, not a void *, and must not be accessed as one.
- */
-int msnap_grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	void *p, *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	memcpy(&p, arr, sizeof(p));
-	q = realloc(p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	memcpy(arr, &q, sizeof(q));
-	*cap = c;
-	/* q is not lost: the memcpy above stored it in the caller's pointer */
-	/* cppcheck-suppress memleak */
-	return 0;
-}
-
 int msnap_new(struct msnap **out)
 {
 	struct msnap *sn = calloc(1, sizeof(*sn));
@@ -149,7 +127,7 @@ int msnap_add_host(struct msnap *sn, const struct msnap_host_in *in)
 	const char *name = in->name ? in->name : "";
 	struct msnap_host *h;
 
-	if (msnap_grow(&sn->hosts, &m->cap_hosts, sn->n_hosts, sizeof(*h)))
+	if (vec_grow(&sn->hosts, &m->cap_hosts, sn->n_hosts, sizeof(*h)))
 		return -ENOMEM;
 	h = &sn->hosts[sn->n_hosts];
 	h->id = in->id;
@@ -198,8 +176,7 @@ int msnap_add_device(struct msnap *sn, size_t host,
 	struct msnap_device *d;
 	int ret;
 
-	if (msnap_grow(&sn->devices, &m->cap_devices, sn->n_devices,
-		       sizeof(*d)))
+	if (vec_grow(&sn->devices, &m->cap_devices, sn->n_devices, sizeof(*d)))
 		return -ENOMEM;
 	d = &sn->devices[sn->n_devices];
 	d->id = in->id;
@@ -260,8 +237,7 @@ int msnap_add_port(struct msnap *sn, size_t device,
 
 int msnap_add_raw_port(struct msnap *sn, const struct msnap_port *p)
 {
-	if (msnap_grow(&sn->ports, &sn->mem->cap_ports, sn->n_ports,
-		       sizeof(*p)))
+	if (vec_grow(&sn->ports, &sn->mem->cap_ports, sn->n_ports, sizeof(*p)))
 		return -ENOMEM;
 	sn->ports[sn->n_ports++] = *p;
 	return 0;
@@ -285,7 +261,7 @@ int msnap_add_gid(struct msnap *sn, size_t port, int64_t index, const char *gid,
 
 	if (!gid || msnap_gid_is_zero(gid))
 		return 0;
-	if (msnap_grow(&sn->gids, &m->cap_gids, sn->n_gids, sizeof(*g)))
+	if (vec_grow(&sn->gids, &m->cap_gids, sn->n_gids, sizeof(*g)))
 		return -ENOMEM;
 	g = &sn->gids[sn->n_gids];
 	g->port = port;
@@ -309,7 +285,7 @@ int msnap_add_pkey(struct msnap *sn, size_t port, int64_t index, int64_t pkey)
 	/* base 0 (0x0000, 0x8000) marks an unused table entry */
 	if (!(pkey & 0x7fff))
 		return 0;
-	if (msnap_grow(&sn->pkeys, &m->cap_pkeys, sn->n_pkeys, sizeof(*k)))
+	if (vec_grow(&sn->pkeys, &m->cap_pkeys, sn->n_pkeys, sizeof(*k)))
 		return -ENOMEM;
 	k = &sn->pkeys[sn->n_pkeys];
 	k->port = port;
@@ -329,7 +305,7 @@ int msnap_add_row(struct msnap *sn, uint32_t port, uint32_t key, uint64_t value)
 {
 	struct msnap_row *r;
 
-	if (msnap_grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
+	if (vec_grow(&sn->rows, &sn->mem->cap_rows, sn->n_rows, sizeof(*r)))
 		return -ENOMEM;
 	r = &sn->rows[sn->n_rows++];
 	r->port = port;
@@ -373,7 +349,7 @@ static int msnap_key_new(struct msnap *sn, int source, const char *name,
 	struct msnap_key *k;
 	const char *label;
 
-	if (msnap_grow(&sn->keys, &m->cap_keys, sn->n_keys, sizeof(*k)))
+	if (vec_grow(&sn->keys, &m->cap_keys, sn->n_keys, sizeof(*k)))
 		return -ENOMEM;
 	k = &sn->keys[sn->n_keys];
 	k->source = (enum counter_source)source;

@@ -165,14 +165,6 @@ long msnap_find_host(const struct msnap *sn, int64_t id);
 long msnap_find_device(const struct msnap *sn, int64_t id);
 long msnap_find_port(const struct msnap *sn, int64_t id);
 
-/*
- * msnap_grow() - make room for one more element in the array whose
- * pointer is at @arr (@n used, *@cap allocated; doubles from 64). The
- * scrape's arrays (here, exporter/results.c, regress.c, fabric_snap.c)
- * all grow this way. Returns 0 or -ENOMEM, leaving the array as it was.
- */
-int msnap_grow(void *arr, size_t *cap, size_t n, size_t elem);
-
 /* msnap_render() flags: the exporter knows when a host last reported. */
 #define MSNAP_LIVENESS 1u /* ibpulse_host_up, _last_report_timestamp */
 

@@ -9,6 +9,7 @@
  * route_walk.c's; the layout both share is route_int.h.
  */
 #include "route_int.h"
+#include "vec.h"
 #include "report.h"
 
 #include <ctype.h>
@@ -18,21 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? 2 * *cap : 64;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
 
 int route_say(char *err, size_t len, int code, const char *fmt, ...)
 {
@@ -108,7 +94,7 @@ int route_add_node(struct route_net *n, const struct route_node_in *in)
 			      in->guid);
 	if (n->n_nodes >= ROUTE_MAX_NODES)
 		return refuse(n, "more nodes than a net holds", in->guid);
-	if (grow((void **)&n->nodes, &n->cap_nodes, n->n_nodes, sizeof(*r)))
+	if (vec_grow(&n->nodes, &n->cap_nodes, n->n_nodes, sizeof(*r)))
 		return -ENOMEM;
 	r = &n->nodes[n->n_nodes];
 	memset(r, 0, sizeof(*r));
@@ -138,7 +124,7 @@ int route_add_port(struct route_net *n, uint64_t guid,
 			      "a port numbered outside 1-254, or a LID or "
 			      "LMC out of range",
 			      guid);
-	if (grow((void **)&n->sp, &n->cap_sp, n->n_sp, sizeof(*n->sp)))
+	if (vec_grow(&n->sp, &n->cap_sp, n->n_sp, sizeof(*n->sp)))
 		return -ENOMEM;
 	n->sp[n->n_sp].guid = guid;
 	n->sp[n->n_sp++].in = *in;
@@ -148,7 +134,7 @@ int route_add_port(struct route_net *n, uint64_t guid,
 static int add_lft(struct route_net *n, uint64_t guid, uint8_t *lft,
 		   unsigned top, char *error)
 {
-	if (grow((void **)&n->sl, &n->cap_sl, n->n_sl, sizeof(*n->sl))) {
+	if (vec_grow(&n->sl, &n->cap_sl, n->n_sl, sizeof(*n->sl))) {
 		free(lft);
 		free(error);
 		return -ENOMEM;

@@ -9,6 +9,7 @@
  * come from the ends kept here.
  */
 #include "fabric_snap.h"
+#include "vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -127,7 +128,7 @@ static int hca_row(struct fabric_snap *f, struct snapshot *sn,
 	struct hca *h;
 
 	(void)o;
-	if (msnap_grow(&f->hcas, &f->cap_hcas, f->n_hcas, sizeof(*h)))
+	if (vec_grow(&f->hcas, &f->cap_hcas, f->n_hcas, sizeof(*h)))
 		return -ENOMEM;
 	h = &f->hcas[f->n_hcas];
 	if (sysfs_guid(dbread_text(s, 2), h->guid))
@@ -152,7 +153,7 @@ static int node_row(struct fabric_snap *f, struct snapshot *sn,
 	if (!guid || strlen(guid) != GUID_LEN ||
 	    o->now - sqlite3_column_double(s, 3) > o->drop_after)
 		return 0;
-	if (msnap_grow(&f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*n)))
+	if (vec_grow(&f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*n)))
 		return -ENOMEM;
 	n = &f->nodes[f->n_nodes];
 	memcpy(n->guid, guid, GUID_LEN + 1);
@@ -237,7 +238,7 @@ static int add_switch_port(struct fabric_snap *f, struct snapshot *sn,
 	    expo_label_int(&f->b, "lid", dbread_int(s, 3), 0) ||
 	    !(p.info = labels_of(f, sn)))
 		return -ENOMEM;
-	if (msnap_grow(&f->sw, &f->cap_sw, f->n_sw, sizeof(*f->sw)))
+	if (vec_grow(&f->sw, &f->cap_sw, f->n_sw, sizeof(*f->sw)))
 		return -ENOMEM;
 	f->sw[f->n_sw].id = sqlite3_column_int64(s, 0);
 	f->sw[f->n_sw++].port = (uint32_t)sn->m->n_ports;
@@ -254,7 +255,7 @@ static int port_row(struct fabric_snap *f, struct snapshot *sn,
 
 	if (!n || !served(n, o))
 		return 0;
-	if (msnap_grow(&f->ends, &f->cap_ends, f->n_ends, sizeof(*e)))
+	if (vec_grow(&f->ends, &f->cap_ends, f->n_ends, sizeof(*e)))
 		return -ENOMEM;
 	e = &f->ends[f->n_ends];
 	memset(e, 0, sizeof(*e));

@@ -8,6 +8,7 @@
  * escaped once into one text buffer (NUL-separated, by offset).
  */
 #include "regress.h"
+#include "vec.h"
 #include "dbread.h"
 #include "msnap.h"
 #include "results.h"
@@ -134,7 +135,7 @@ static int link_row(struct regress *r, sqlite3_stmt *s)
 	if (shard_of(col(s, 1), r->o.shards) != r->o.shard ||
 	    col_metric(s, 8) < 0)
 		return 0;
-	if (msnap_grow(&r->links, &r->cap_links, r->n_links, sizeof(*l)))
+	if (vec_grow(&r->links, &r->cap_links, r->n_links, sizeof(*l)))
 		return -ENOMEM;
 	l = &r->links[r->n_links];
 	if (labels_of(r, s, 1, link_names, N_ELEMS(link_names)) ||
@@ -242,7 +243,7 @@ static int item_cb(void *ctx, sqlite3_stmt *s)
 	     shard_of(col(s, 0), r->o.shards) != r->o.shard) ||
 	    col_metric(s, k) < 0)
 		return 0;
-	if (msnap_grow(&sp->to->v, &sp->to->cap, sp->to->n, sizeof(*it)))
+	if (vec_grow(&sp->to->v, &sp->to->cap, sp->to->n, sizeof(*it)))
 		return -ENOMEM;
 	it = &sp->to->v[sp->to->n];
 	if (labels_of(r, s, 0, sp->names, sp->n_names) ||

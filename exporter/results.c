@@ -8,6 +8,7 @@
  * a result names them, it does not make them. Nothing is rendered here.
  */
 #include "results_int.h"
+#include "vec.h"
 #include "dbread.h"
 #include "fnv.h"
 #include "shard.h"
@@ -138,7 +139,7 @@ static uint32_t res_host(struct results *r, const char *name)
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (msnap_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
+	if (vec_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
 		return RES_NONE;
 	h = &r->hosts[r->n_hosts];
 	memset(h, 0, sizeof(*h));
@@ -173,7 +174,7 @@ static uint32_t res_port(struct results *r, const char *host,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (msnap_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
+	if (vec_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
 		return RES_NONE;
 	p = &r->ports[r->n_ports];
 	memset(p, 0, sizeof(*p));
@@ -244,7 +245,7 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 		return RES_NONE;
 	if (s->index != RES_NONE)
 		return s->index;
-	if (msnap_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
+	if (vec_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
 		return RES_NONE;
 	(*list)[*n] = str;
 	if (res_claim(r, s, str, *n))
@@ -411,7 +412,7 @@ static int result_row(void *ctx, sqlite3_stmt *s)
 	const char *outcome = dbread_text(s, 9);
 	struct res_row *w;
 
-	if (msnap_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
+	if (vec_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
 		return -ENOMEM;
 	w = &r->rows[r->n_rows];
 	w->a = res_port_find(r, dbread_text(s, 2), dbread_text(s, 3),

@@ -7,6 +7,7 @@
  * skipped.
  */
 #include "snapshot.h"
+#include "vec.h"
 #include "dbread.h"
 #include "fabric_snap.h"
 #include "fabric_suspect.h"
@@ -63,7 +64,7 @@ static int host_row(void *ctx, sqlite3_stmt *s)
 	in.up = age <= rd->o->stale_after;
 	in.detail = age <= rd->o->drop_after;
 	in.fp = host_fp(s, in.id, in.detail);
-	if (msnap_grow(&rd->skip, &rd->cap_skip, h, 1))
+	if (vec_grow(&rd->skip, &rd->cap_skip, h, 1))
 		return -ENOMEM;
 	rd->skip[h] =
 		!in.detail || (in.fp && rd->o->held &&
