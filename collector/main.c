@@ -13,7 +13,7 @@
 #include "log.h"
 #include "plansvc.h"
 #include "store_localize.h"
-#include "settings.h"
+#include "collector_settings.h"
 #include "store.h"
 #include "ticket.h"
 #include "writer.h"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The collector's configuration table and token loading: see settings.h.
+ * The collector's configuration table and token loading: see
+ * collector_settings.h.
  * Every key has a default and a range here; etc/collector.ini mirrors them.
  */
-#include "settings.h"
+#include "collector_settings.h"
 #include "auth.h"
 #include "conf.h"
 #include "config.h"

@@ -15,7 +15,7 @@
  * protocol v3); the responder recomputes T from the claims with its K, so
  * the ticket itself never crosses the wire and a claim changed in transit
  * gives another T and a failed MAC. Time window and one use per ticket
- * are the responder's checks (probe/dticket.h). Pure functions here: the
+ * are the responder's checks (probe/daemon/dticket.h). Pure functions here: the
  * same inputs give the same bytes on both ends.
  */
 #ifndef IBPULSE_TICKET_H

@@ -4,7 +4,7 @@
  * and one of the reason counts; each host's label list is escaped once
  * into a shared buffer.
  */
-#include "health.h"
+#include "health_snap.h"
 #include "buf.h"
 #include "dbread.h"
 #include "shard.h"

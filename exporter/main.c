@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "log.h"
 #include "server.h"
-#include "settings.h"
+#include "exporter_settings.h"
 
 #include <errno.h>
 #include <malloc.h>

@@ -8,7 +8,7 @@
 #include "render.h"
 #include "fabric_snap.h"
 #include "fabric_suspect.h"
-#include "health.h"
+#include "health_snap.h"
 #include "log.h"
 
 #include <errno.h>

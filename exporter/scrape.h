@@ -18,7 +18,7 @@
 #include "buf.h"
 #include "expo.h"
 #include "render.h"
-#include "settings.h"
+#include "exporter_settings.h"
 #include "tally.h"
 
 struct scrape_stats {

@@ -9,7 +9,7 @@
 #ifndef IBPULSE_SERVER_H
 #define IBPULSE_SERVER_H
 
-#include "settings.h"
+#include "exporter_settings.h"
 
 struct server;
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The exporter's configuration table: see settings.h. Every key has a
+ * The exporter's configuration table: see exporter_settings.h. Every key has a
  * default and a range here; etc/exporter.ini mirrors them.
  */
-#include "settings.h"
+#include "exporter_settings.h"
 #include "webauth.h"
 
 #include <errno.h>

@@ -11,7 +11,7 @@
 #include "dbread.h"
 #include "fabric_snap.h"
 #include "fabric_suspect.h"
-#include "health.h"
+#include "health_snap.h"
 #include "fnv.h"
 #include "shard.h"
 

@@ -2,7 +2,7 @@
 /*
  * Resolves GID selectors and P_Key values to a port's table indexes, and
  * gives the port counters that tell a busy link. The tables and counters
- * come from the probe's one sysfs reader (probe/sysfs.h), read per test
+ * come from the probe's one sysfs reader (probe/sysfs/sysfs.h), read per test
  * because indexes move; what is read here is only their meaning for a
  * test. Kept free of libibverbs so fixture trees can stand in for real
  * devices in unit tests.

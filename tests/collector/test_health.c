@@ -27,7 +27,7 @@
 
 #include "health.h"
 #include "report.h"
-#include "settings.h"
+#include "collector_settings.h"
 #include "store.h"
 #include "store_health.h"
 

@@ -32,7 +32,7 @@
 
 #include "bcache.h"
 #include "scrape.h"
-#include "settings.h"
+#include "exporter_settings.h"
 
 #define HOSTS 60
 

@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 
 #include "scrape.h"
-#include "settings.h"
+#include "exporter_settings.h"
 
 struct fixture {
 	char dir[64];

@@ -25,7 +25,7 @@
 #include <sqlite3.h>
 
 #include "scrape.h"
-#include "settings.h"
+#include "exporter_settings.h"
 #include "shard.h"
 
 struct fixture {

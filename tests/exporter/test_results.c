@@ -26,7 +26,7 @@
 #include "dbsettings.h"
 #include "results.h"
 #include "scrape.h"
-#include "settings.h"
+#include "exporter_settings.h"
 
 struct fixture {
 	char dir[64];

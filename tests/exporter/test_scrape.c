@@ -22,7 +22,7 @@
 
 #include "pgzip.h"
 #include "scrape.h"
-#include "settings.h"
+#include "exporter_settings.h"
 
 struct fixture {
 	char dir[64];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness for the sysfs value parsers (probe/sysval.c): every
+ * libFuzzer harness for the sysfs value parsers (probe/sysfs/sysval.c): every
  * parser on the same input, as a NUL-terminated string, as sysfs reads
  * deliver it. Checks what each parser promises: outputs untouched on
  * failure, GIDs canonical, text printable.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The probe daemon's node condition and taint (probe/kube.c), as far as
+"""The probe daemon's node condition and taint (probe/health/kube.c), as far as
 this machine allows: no API server runs here, so a stand-in HTTPS server
 on loopback plays one Node of it (GET, strategic-merge PATCH of the
 status merging conditions by type, JSON merge PATCH of the node with a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the retry backoff (probe/backoff.c): every delay lies
+ * Unit tests for the retry backoff (probe/daemon/backoff.c): every delay lies
  * in [0, cap], the cap doubles from base up to max and stays there, the
  * draws are spread (full jitter, not a fixed delay) and reset returns to
  * the base.

@@ -5,7 +5,7 @@
  * [peers] and [profile NAME] sections read from a real file, the built-in
  * profiles when none are given, and bad values whose messages name the
  * key and the valid range or form. Also the busy-link verdict
- * (probe/dtest.c) on counter snapshots.
+ * (probe/daemon/dtest.c) on counter snapshots.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -2,7 +2,7 @@
 /*
  * Unit tests of test tickets: minting (common/ticket.c, against an
  * independent HMAC-SHA256 computed with Python's hmac module) and the
- * responder's checks (probe/dticket.c). A good ticket passes and is
+ * responder's checks (probe/daemon/dticket.c). A good ticket passes and is
  * spent; the same ticket again is a replay; claims changed anywhere (the
  * initiator host, its port, the responder's port, the slot) give another
  * ticket, so the REQUEST's MAC fails; a ticket outside its slot is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the ethtool statistics reader (probe/netdev.c) against
+ * Unit tests for the ethtool statistics reader (probe/sysfs/netdev.c) against
  * the live kernel, in a network namespace of the test's own (so it runs
  * the same everywhere and touches no interface of the host) holding a
  * fixture: a veth pair made with ip(8). veth always has an ethtool

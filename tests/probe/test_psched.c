@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the per-port test budget (probe/psched.c), driven with a
- * clock of the test's own: one test per port in either role, the duty
- * cycle (a port that spent its budget waits until it earned the next
- * test; over a long run its share of time in tests stays under the
- * duty cycle), pause reasons, ports that are not ACTIVE, and the list of
- * ACTIVE ports a responder names when it refuses a port it lacks.
+ * Unit tests for the per-port test budget (probe/daemon/psched.c), driven with
+ * a clock of the test's own: one test per port in either role, the duty cycle
+ * (a port that spent its budget waits until it earned the next test; over a
+ * long run its share of time in tests stays under the duty cycle), pause
+ * reasons, ports that are not ACTIVE, and the list of ACTIVE ports a responder
+ * names when it refuses a port it lacks.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the results spool (probe/spool.c) on a real temporary
+ * Unit tests for the results spool (probe/daemon/spool.c) on a real temporary
  * directory: a result is a file after spool_put (no temporary left), the
  * index survives a reopen (restart) oldest first, size and age bounds drop
  * the oldest and count it (counts survive a reopen too), a rejected

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the sysfs reader (probe/sysfs.c, sysfs_port.c) on the
+ * Unit tests for the sysfs reader (probe/sysfs/sysfs.c, sysfs_port.c) on the
  * fixture trees under tests/fixtures/ (FIXTURES in the environment): an
  * mlx5 IB port with full counters, a RoCE port on a degraded PCIe link, a
  * port down with saturated counters, an mlx4 with counters_ext/ (kernels

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the sysfs value parsers (probe/sysval.c): the formats the
- * kernel prints, their edge cases (2.5 Gb/s, FDR10, trailing newlines,
- * the largest u64) and garbage, which must fail without touching the
- * output.
+ * Unit tests for the sysfs value parsers (probe/sysfs/sysval.c): the formats
+ * the kernel prints, their edge cases (2.5 Gb/s, FDR10, trailing newlines, the
+ * largest u64) and garbage, which must fail without touching the output.
  */
 #include <errno.h>
 #include <setjmp.h>
