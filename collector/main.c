@@ -12,9 +12,8 @@
 #include "httpd.h"
 #include "log.h"
 #include "plansvc.h"
-#include "store_localize.h"
-#include "collector_settings.h"
 #include "store.h"
+#include "collector_settings.h"
 #include "ticket.h"
 #include "writer.h"
 

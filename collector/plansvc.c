@@ -8,10 +8,7 @@
 #include "hex.h"
 #include "now.h"
 #include "log.h"
-#include "store_evidence.h"
-#include "store_localize.h"
-#include "store_route.h"
-#include "store_tests.h"
+#include "store.h"
 #include "testapi.h"
 #include "ticket.h"
 

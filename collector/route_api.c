@@ -16,7 +16,7 @@
 
 #include "route.h"
 #include "route_json.h"
-#include "store_route.h"
+#include "store.h"
 
 static int one_arg(const char *name, const char *text, unsigned *out, char *err,
 		   size_t errlen)

@@ -9,9 +9,7 @@
 #include "plansvc.h"
 #include "report.h"
 #include "route_api.h"
-#include "store_health.h"
-#include "store_regress.h"
-#include "store_tests.h"
+#include "store.h"
 #include "testapi.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * The keys of the database's setting table (schema/010_settings.sql):
  * the collector's settings that the exporter must use as they are, written
- * by the collector at every start (collector/store.c) and read by the
+ * by the collector at every start (collector/store/store.c) and read by the
  * exporter at every scrape (exporter/dbread.c). Values are text.
  */
 #ifndef IBPULSE_DBSETTINGS_H

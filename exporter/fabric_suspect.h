@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where in the fabric, for one scrape (schema/009_localize.sql; the
- * collector localizes, collector/store_localize.c): the open link and
+ * collector localizes, collector/store/store_localize.c): the open link and
  * switch suspects and the link coverage of the last planned period.
  * Families (docs/metrics.md, "Where in the fabric"):
  *   ibpulse_fabric_link_suspect{a_node_guid, a_node_desc, a_port,

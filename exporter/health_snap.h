@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Host health verdicts in a scrape (schema/007_health.sql; the collector
- * computes them, collector/store_health.c): ibpulse_host_health{host,
+ * computes them, collector/store/store_health.c): ibpulse_host_health{host,
  * verdict} is 1 for the host's current verdict and 0 for the two others,
  * ibpulse_host_health_since_timestamp_seconds when it last changed,
  * ibpulse_host_health_reasons{host, severity} how many reasons hold it.

@@ -2,7 +2,7 @@
 /*
  * Baselines, expected figures, regressions and suspects as one scrape
  * serves them (schema/003_baselines.sql; the collector computes them,
- * collector/store_regress.c): per link its latest figure, baseline,
+ * collector/store/store_regress.c): per link its latest figure, baseline,
  * threshold, expected figure, efficiency, regression and under-expected
  * state; per port its pooled baselines and suspect state; per group pair
  * its suspect state; and the regressions opened so far. docs/metrics.md,

@@ -2,7 +2,7 @@
 -- ibpulse schema, version 3: learned baselines, expected figures,
 -- regressions and suspects (issue 11; docs/collector.md, "BASELINES AND
 -- REGRESSIONS"). Written by the collector in the transaction that stores
--- a result (collector/store_regress.c); the exporter reads these tables
+-- a result (collector/store/store_regress.c); the exporter reads these tables
 -- (contract, like 002_tests.sql): it may rely on every column below.
 --
 -- A link is (initiator host, device, port) -> (responder host, device,

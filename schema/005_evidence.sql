@@ -2,7 +2,7 @@
 -- ibpulse schema, version 5: evidence per element and suspects (issue 17;
 -- docs/collector.md, "WHICH ELEMENT IS AT FAULT"). Written by the
 -- collector in the transaction that stores a result
--- (collector/store_evidence.c); the exporter and operators' tools read
+-- (collector/store/store_evidence.c); the exporter and operators' tools read
 -- these tables (a contract, like 003_baselines.sql).
 --
 -- An element is a port (host, device, port) or a device (host, device;

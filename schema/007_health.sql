@@ -2,7 +2,7 @@
 -- ibpulse schema, version 7: one health verdict per host (issue 20;
 -- docs/health.md). Written by the collector in the transaction that
 -- stores a host's report, a fabric sweep that touches the switch port
--- facing it, or a change of its suspects (collector/store_health.c); the
+-- facing it, or a change of its suspects (collector/store/store_health.c); the
 -- exporter and GET /api/v1/hosts/NAME/health read these tables (a
 -- contract, like 003_baselines.sql). Times are seconds since the epoch on
 -- the collector's clock. `retire` deletes a host's rows.

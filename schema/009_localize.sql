@@ -2,7 +2,7 @@
 -- ibpulse schema, version 9: where in the fabric (issue 19; docs/collector.md,
 -- "WHERE IN THE FABRIC"). Every judged test between two registered ports
 -- whose LIDs the routes know is attributed to the directed links and the
--- switches its data crossed (collector/store_localize.c); over a window of
+-- switches its data crossed (collector/store/store_localize.c); over a window of
 -- such tests the collector names the fewest links and switches that explain
 -- the bad ones (collector/localize.c) and plans so that every directed link
 -- between switches carries a test each period. Written by the collector

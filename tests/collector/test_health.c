@@ -29,7 +29,6 @@
 #include "report.h"
 #include "collector_settings.h"
 #include "store.h"
-#include "store_health.h"
 
 /* The shipped defaults (settings.c), parsed. */
 static void defaults(struct collector_settings *s)

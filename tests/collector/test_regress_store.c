@@ -25,8 +25,6 @@
 
 #include "baseline.h"
 #include "store.h"
-#include "store_regress.h"
-#include "store_tests.h"
 #include "testapi.h"
 
 #define DAY 86400.0

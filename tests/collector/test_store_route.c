@@ -25,7 +25,6 @@
 #include "route.h"
 #include "route_api.h"
 #include "store.h"
-#include "store_route.h"
 
 struct fixture {
 	char dir[64];

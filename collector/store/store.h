@@ -119,4 +119,14 @@ const char *store_last_error(const struct store *st);
 /* Number of cached series (tests and logs). */
 size_t store_cached_series(const struct store *st);
 
+/* The rest of the door (collector/store/: one folder, this one header
+ * for the rest of the collector): tests and plans, judgements,
+ * evidence, localization, routes, host health. */
+#include "store_evidence.h"
+#include "store_health.h"
+#include "store_localize.h"
+#include "store_regress.h"
+#include "store_route.h"
+#include "store_tests.h"
+
 #endif
