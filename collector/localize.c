@@ -252,16 +252,69 @@ static int lc_one_cable(const struct lctx *c, uint32_t w)
 }
 
 /*
+ * Is one host port an end of all of @x's bad tests that started at
+ * @since or later, leaving out those already explained (@unexplained) and
+ * those with host port @but at an end (LOC_NONE: none)? @n: how many were
+ * looked at.
+ */
+static int lc_one_port_of(const struct lctx *c, uint32_t x, int unexplained,
+			  uint32_t but, double since, unsigned *n)
+{
+	uint32_t p[2] = {LOC_NONE, LOC_NONE};
+
+	*n = 0;
+	for (size_t k = c->off[x]; k < c->off[x + 1]; k++) {
+		const struct loc_test *t = &c->t[c->list[k]];
+
+		if (!t->bad || t->started < since ||
+		    (unexplained && c->covered[c->list[k]] != LOC_NONE) ||
+		    (but != LOC_NONE &&
+		     (t->ends[0] == but || t->ends[1] == but)))
+			continue;
+		lc_common(p, !*n, t);
+		++*n;
+	}
+	return p[0] != LOC_NONE || p[1] != LOC_NONE;
+}
+
+/*
+ * When switch @w's tests turned bad: the oldest of its bad tests from
+ * which on at least half its tests are bad (not a noise outlier long
+ * before, followed by good tests); INFINITY: they never did.
+ */
+static double lc_onset(const struct lctx *c, uint32_t w)
+{
+	double onset = INFINITY;
+	unsigned bad = 0, all = 0;
+
+	for (size_t k = c->off[w + 1]; k-- > c->off[w];) {
+		const struct loc_test *t = &c->t[c->list[k]];
+
+		all++;
+		bad += t->bad != 0;
+		if (t->bad && 2 * bad >= all)
+			onset = t->started;
+	}
+	return onset;
+}
+
+/*
  * A switch is a candidate only when every link of it that carried tests
- * since its own first bad test is implicated (more bad than good), at
- * least two are, and its bad tests do not all cross one cable: a switch
- * that failed at some time is judged on what crossed it since.
+ * since its tests turned bad (lc_onset) is implicated (more bad than
+ * good), at least two are, its bad tests do not all cross one cable and
+ * those since it turned bad do not all share one host port (that port
+ * explains them as well): a switch that failed at some time is judged on
+ * what crossed it since.
  */
 static int lc_switches(struct lctx *c)
 {
 	unsigned *with = calloc(c->ne + 1, sizeof(*with));
 	unsigned *bad = calloc(c->ne + 1, sizeof(*bad));
-	int ret = with && bad ? 0 : -ENOMEM;
+	double *onset = malloc((c->ne + 1) * sizeof(*onset));
+	int ret = with && bad && onset ? 0 : -ENOMEM;
+
+	for (size_t x = 0; !ret && x <= c->ne; x++)
+		onset[x] = NAN;
 
 	for (size_t x = 0; !ret && x < c->ne; x++) {
 		if (c->e[x].kind != LOC_LINK)
@@ -272,7 +325,9 @@ static int lc_switches(struct lctx *c)
 
 			if (w >= c->ne || !c->e[w].st.bad)
 				continue;
-			lc_since(c, (uint32_t)x, c->e[w].st.first_bad, &b, &g);
+			if (isnan(onset[w]))
+				onset[w] = lc_onset(c, w);
+			lc_since(c, (uint32_t)x, onset[w], &b, &g);
 			if (!(b + g))
 				continue;
 			with[w]++;
@@ -283,13 +338,18 @@ static int lc_switches(struct lctx *c)
 	 * good tests in a row) or another pick explains it better: one good
 	 * test on one of its links after a repair must not hand its bad
 	 * tests to its links */
-	for (size_t x = 0; !ret && x < c->ne; x++)
+	for (size_t x = 0; !ret && x < c->ne; x++) {
+		unsigned n;
+
 		if (c->e[x].kind == LOC_SWITCH && !c->e[x].named &&
 		    (bad[x] < 2 || bad[x] != with[x] ||
-		     lc_one_cable(c, (uint32_t)x)))
+		     lc_one_cable(c, (uint32_t)x) ||
+		     lc_one_port_of(c, (uint32_t)x, 0, LOC_NONE, onset[x], &n)))
 			c->no[x] = LOC_WHY_SWITCH;
+	}
 	free(with);
 	free(bad);
+	free(onset);
 	return ret;
 }
 
@@ -319,37 +379,12 @@ static uint32_t lc_best(const struct lctx *c, double *score)
 	return best;
 }
 
-/*
- * Is one host port an end of all of @x's bad tests, leaving out those
- * already explained (@unexplained) and those with host port @but at an
- * end (LOC_NONE: none)? @n: how many were looked at.
- */
-static int lc_one_port_of(const struct lctx *c, uint32_t x, int unexplained,
-			  uint32_t but, unsigned *n)
-{
-	uint32_t p[2] = {LOC_NONE, LOC_NONE};
-
-	*n = 0;
-	for (size_t k = c->off[x]; k < c->off[x + 1]; k++) {
-		const struct loc_test *t = &c->t[c->list[k]];
-
-		if (!t->bad ||
-		    (unexplained && c->covered[c->list[k]] != LOC_NONE) ||
-		    (but != LOC_NONE &&
-		     (t->ends[0] == but || t->ends[1] == but)))
-			continue;
-		lc_common(p, !*n, t);
-		++*n;
-	}
-	return p[0] != LOC_NONE || p[1] != LOC_NONE;
-}
-
 /* Is one host port an end of all of @x's unexplained bad tests? */
 static int lc_one_port(const struct lctx *c, uint32_t x)
 {
 	unsigned n;
 
-	return lc_one_port_of(c, x, 1, LOC_NONE, &n);
+	return lc_one_port_of(c, x, 1, LOC_NONE, -INFINITY, &n);
 }
 
 /* How much more likely @x is than the rivals on its unexplained tests. */
@@ -566,8 +601,8 @@ static int lc_shared_fault(const struct lctx *c, uint32_t i, uint32_t p)
 		unsigned n;
 
 		if (c->e[y].kind == LOC_LINK && c->e[y].st.bad >= 3 &&
-		    counts(c, i, y) && !lc_one_port_of(c, y, 0, p, &n) &&
-		    n >= 2)
+		    counts(c, i, y) &&
+		    !lc_one_port_of(c, y, 0, p, -INFINITY, &n) && n >= 2)
 			return 1;
 	}
 	return 0;

@@ -30,12 +30,13 @@
  * its errors, where the tests alone need three); a link or switch is
  * also refused when one host port is an end of all its bad tests (that
  * port explains them as well: more tests must tell), and a switch is
- * named only when all its links that carried tests since its first bad
- * one are implicated (more bad than good, at least two of them) and its
- * bad tests do not all cross one of its cables (that cable's links
- * explain them as well, and more precisely). Host-side picks are never named
- * here: they absorb the bad tests that a bad port or device explains, so
- * that one fault is not named twice.
+ * named only when all its links that carried tests since its tests
+ * turned bad (its oldest bad test from which on at least half are bad:
+ * not a noise outlier before the fault) are implicated (more bad than good, at
+ * least two of them) and its bad tests do not all cross one of its cables (that
+ * cable's links explain them as well, and more precisely). Host-side picks are
+ * never named here: they absorb the bad tests that a bad port or device
+ * explains, so that one fault is not named twice.
  *
  * Held: a bad test that no named pick explains is held from an end (the
  * evidence neither counts it for nor against that end's port and device)

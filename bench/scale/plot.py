@@ -48,7 +48,7 @@ def faults(s):
     return out
 
 
-def script(s, tmp, png, title):
+def script(s, tmp, png, title, related="its port or device"):
     series = s["score"]["series"]  # [k, active, right, false, related, links]
     f = faults(s)
     end = s["timeline"]["periods"]
@@ -88,11 +88,12 @@ def script(s, tmp, png, title):
         "  %s using 1:4 with boxes lc rgb '#d62728' title "
         "'suspects naming a healthy one', \\\n"
         "  %s using ($1+0.3):5 with boxes lc rgb '#ff7f0e' title "
-        "'its port or device', \\\n"
+        "%s, \\\n"
         "  %s using ($1-0.5):2 with steps lw 2 lc rgb '#222222' title "
         "'faulty elements on', \\\n"
         "  %s using ($1-0.5):6 with steps dt 2 lc rgb '#9467bd' title "
-        "'link regressions open'" % (per, per, per, per, per),
+        "'link regressions open'" % (
+            per, per, per, "'%s'" % related.replace("'", ""), per, per),
         "set xlabel 'planner periods into the run'",
         "set ylabel ''",
         "set yrange [0.3:%g] reverse" % (len(f) + 0.7),
@@ -119,6 +120,10 @@ def main(argv):
     p.add_argument("summary", help="summary.json of a fleet run")
     p.add_argument("--png", help="default: scale.png beside the summary")
     p.add_argument("--title", default="")
+    p.add_argument("--related", default="its port or device",
+                   help="the legend of suspects related to a fault (a "
+                   "faulty port's device; bench/localize: a link of a "
+                   "faulty spine)")
     a = p.parse_args(argv)
     with open(a.summary) as f:
         s = json.load(f)
@@ -127,7 +132,7 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="scaleplot.") as tmp:
         gp = os.path.join(tmp, "plot.gp")
         with open(gp, "w") as f:
-            f.write(script(s, tmp, png, a.title))
+            f.write(script(s, tmp, png, a.title, a.related))
         subprocess.run(["gnuplot", gp], check=True)
     print(png)
     return 0

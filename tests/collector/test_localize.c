@@ -287,6 +287,35 @@ static void test_spine_fails_late(void **state)
 	free(w);
 }
 
+/* The same after one noise outlier through the spine in the window: the
+ * switch is judged from when its tests turned mostly bad, not from that
+ * outlier (then every link tested since was good, and its links were
+ * named one by one instead). */
+static void test_spine_after_noise(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	int s = 0;
+	uint32_t got[16];
+	double when = 1000;
+
+	(void)state;
+	world_init(w);
+	all_pairs(w, none, NULL);
+	for (size_t i = 100; i < w->nt; i++)
+		if (w->t[i].n_elems > 5 && w->t[i].elems[6] == SPINE(s)) {
+			w->t[i].bad = 1; /* an outlier, long before the fault */
+			break;
+		}
+	for (int a = 0; a < 2 * PER; a++)
+		for (int b = 2 * PER; b < HOSTS; b++)
+			add(w, a, b, when += 1, bad_spine(a, b, &s));
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 1);
+	assert_int_equal(got[0], SPINE(s));
+	localize_result_free(&w->r);
+	free(w);
+}
+
 /* A named switch stays named through one good test on one of its
  * links (after a repair, until it recovers): its links are not named. */
 static void test_named_switch_stays(void **state)
@@ -692,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_bad_port),
 		cmocka_unit_test(test_bad_spine),
 		cmocka_unit_test(test_spine_fails_late),
+		cmocka_unit_test(test_spine_after_noise),
 		cmocka_unit_test(test_cable_is_not_the_spine),
 		cmocka_unit_test(test_named_switch_stays),
 		cmocka_unit_test(test_two_faults_meet),
