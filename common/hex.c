@@ -16,7 +16,7 @@ void hex_encode(const uint8_t *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static int nibble(char c)
+int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -32,7 +32,7 @@ int hex_decode(const char *hex, uint8_t *b, size_t n)
 	if (strlen(hex) != 2 * n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

@@ -12,6 +12,9 @@
 /* Lower-case hex of @n bytes @b into @out (2n + 1 bytes, NUL-ended). */
 void hex_encode(const uint8_t *b, size_t n, char *out);
 
+/* The value of hex digit @c (either case), or -1. */
+int hex_digit(char c);
+
 /* Exactly 2n hex digits @hex (NUL-ended) into @n bytes @b: 0, or -EINVAL
  * (another length, or a character that is not a hex digit). */
 int hex_decode(const char *hex, uint8_t *b, size_t n);

@@ -170,34 +170,22 @@ stream_end() { # PID LOG NAME: wait for the stream, print its log, count
 	fi
 }
 
-# The suite localize (bench/localize/localize.py in small: an ibsim +
-# OpenSM subnet of 128 hosts, the real fabric role and collector, 10
-# faults on 10 s planner periods) on the gcc build, alone: after the other
-# suites and valgrind, while the lab's last tests run. A failure runs
-# once more, alone, and is named FLAKY either way.
-run_localize() { # DIR
+# One suite on its own, JOBS tests at a time, its failures once more
+# alone (retry_suite): the lab suite (LAB_JOBS at a time) and the suite
+# localize (bench/localize/localize.py in small: an ibsim + OpenSM subnet
+# of 128 hosts, the real fabric role and collector, 10 faults on 10 s
+# planner periods; alone, after the other suites and valgrind, while the
+# lab's last tests run).
+suite_alone() { # DIR SUITE JOBS
 	local dir=$1 t0=$SECONDS
-	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 1 \
-		--logbase testlog-localize --suite localize
-	if [ -f "$dir/meson-logs/testlog-localize.json" ]; then
-		retry_suite "$dir" testlog-localize localize
+	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$3" \
+		--logbase "testlog-$2" --suite "$2"
+	if [ -f "$dir/meson-logs/testlog-$2.json" ]; then
+		retry_suite "$dir" "testlog-$2" "$2"
 	else
 		failed=$((failed + 1))
 	fi
-	phase "localize suite (alone)" "$t0"
-}
-
-# The lab suite, LAB_JOBS at a time, its failures once more alone.
-lab_suite() { # DIR
-	local dir=$1 t0=$SECONDS
-	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$lab_jobs" \
-		--logbase testlog-lab --suite lab
-	if [ -f "$dir/meson-logs/testlog-lab.json" ]; then
-		retry_suite "$dir" testlog-lab lab
-	else
-		failed=$((failed + 1))
-	fi
-	phase "lab suite ($lab_jobs at a time)" "$t0"
+	phase "$2 suite ($3 at a time)" "$t0"
 }
 
 # The clang build (ASan, UBSan, libFuzzer) and its suites, but for the
@@ -234,7 +222,7 @@ lab_pid='' san_pid=''
 if build "$gcc_dir" gcc; then
 	if [ -n "$lab" ]; then
 		[ -n "$prep_pid" ] && { wait "$prep_pid" || tail -5 "$top/build-ci-lab-prepare.log"; }
-		stream_start "$gcc_dir/lab-stream.log" lab_suite "$gcc_dir"
+		stream_start "$gcc_dir/lab-stream.log" suite_alone "$gcc_dir" lab "$lab_jobs"
 		lab_pid=$stream_pid
 		echo "lab suite started in the background ($lab_jobs at a time): $gcc_dir/lab-stream.log"
 	fi
@@ -255,7 +243,7 @@ if [ -f "$gcc_dir/build.ninja" ]; then
 	case " $suites " in
 	*" unit "*) [ -n "${SKIP_VALGRIND:-}" ] || run_valgrind "$gcc_dir" ;;
 	esac
-	[ -z "$localize" ] || run_localize "$gcc_dir"
+	[ -z "$localize" ] || suite_alone "$gcc_dir" localize 1
 fi
 [ -n "$san_pid" ] && stream_end "$san_pid" "$san_dir.stream.log" "clang build"
 [ -n "$lab_pid" ] && stream_end "$lab_pid" "$gcc_dir/lab-stream.log" "lab"

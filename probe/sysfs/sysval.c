@@ -6,6 +6,7 @@
  * sysfs output is narrow and anything else is garbage to be reported.
  */
 #include "sysval.h"
+#include "hex.h"
 
 #include "name.h"
 #include "report.h"
@@ -85,17 +86,6 @@ int sysval_i64(const char *s, int64_t *out)
 	return 0;
 }
 
-static int hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int sysval_num(const char *s, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -103,12 +93,12 @@ int sysval_num(const char *s, uint64_t max, uint64_t *out)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		const char *p = s + 2;
 
-		if (hex_value(*p) < 0)
+		if (hex_digit(*p) < 0)
 			return -EINVAL;
-		for (; hex_value(*p) >= 0; p++) {
+		for (; hex_digit(*p) >= 0; p++) {
 			if (v > (UINT64_MAX >> 4))
 				return -EINVAL;
-			v = (v << 4) | (uint64_t)hex_value(*p);
+			v = (v << 4) | (uint64_t)hex_digit(*p);
 		}
 		s = p;
 	} else if (parse_digits(&s, &v)) {
@@ -235,10 +225,10 @@ int sysval_gid(const char *s, char *out, size_t outlen, int *zero)
 			tmp[i] = ':';
 			continue;
 		}
-		if (hex_value(s[i]) < 0)
+		if (hex_digit(s[i]) < 0)
 			return -EINVAL;
-		nz |= hex_value(s[i]);
-		tmp[i] = "0123456789abcdef"[hex_value(s[i])];
+		nz |= hex_digit(s[i]);
+		tmp[i] = "0123456789abcdef"[hex_digit(s[i])];
 	}
 	if (!only_space(s + 39))
 		return -EINVAL;
