@@ -24,12 +24,13 @@ struct lctx {
 	size_t ne;
 	const struct loc_test *t;
 	size_t nt;
-	size_t *off;	   /* element -> its slice of list */
-	uint32_t *list;	   /* test indexes, each slice by start */
-	unsigned *cur;	   /* unexplained bad tests per element */
-	uint32_t *covered; /* per test: the pick explaining it */
-	unsigned char *no; /* per element: enum loc_why refused */
-	unsigned *shared;  /* scratch: rivals' shared bad tests */
+	size_t *off;		 /* element -> its slice of list */
+	uint32_t *list;		 /* test indexes, each slice by start */
+	unsigned *cur;		 /* unexplained bad tests per element */
+	uint32_t *covered;	 /* per test: the pick explaining it */
+	unsigned char *repaired; /* per test: bad, explained by a repair */
+	unsigned char *no;	 /* per element: enum loc_why refused */
+	unsigned *shared;	 /* scratch: rivals' shared bad tests */
 	uint32_t *touched;
 	struct loc_result *r;
 	size_t cap_picks;
@@ -85,7 +86,24 @@ int localize_opts_check(const struct loc_opts *o, char *err, size_t errlen)
 /* Does test @i count for element @x (its window)? */
 static int counts(const struct lctx *c, uint32_t i, uint32_t x)
 {
-	return c->t[i].started > c->e[x].from;
+	return c->t[i].started > c->e[x].from && !c->repaired[i];
+}
+
+/*
+ * The bad tests that crossed a link or switch whose suspect recovered,
+ * started before it did: that repaired fault explains them, and they
+ * count for no element (a cable repaired must not hand its bad tests to
+ * a link they also crossed).
+ */
+static void lc_repaired(struct lctx *c)
+{
+	for (size_t i = 0; i < c->nt; i++)
+		for (size_t j = 0; c->t[i].bad && j < c->t[i].n_elems; j++) {
+			const struct loc_elem *x = &c->e[c->t[i].elems[j]];
+
+			if (x->kind >= LOC_LINK && c->t[i].started <= x->from)
+				c->repaired[i] = 1;
+		}
 }
 
 static int cmp_started(const void *a, const void *b, void *arg)
@@ -585,7 +603,9 @@ static void lc_finish(struct lctx *c)
 		if (!c->t[i].bad)
 			continue;
 		c->r->bad_tests++;
-		if (lc_named(c, i) != LOC_NONE)
+		if (c->repaired[i])
+			c->r->bad_repaired++;
+		else if (lc_named(c, i) != LOC_NONE)
 			c->r->bad_explained++;
 		else if (c->covered[i] == LOC_NONE)
 			c->r->bad_unexplained++;
@@ -608,6 +628,26 @@ static int lc_shared_fault(const struct lctx *c, uint32_t i, uint32_t p)
 	return 0;
 }
 
+/*
+ * Held (localize.h): a link test @i crossed that waits only because host
+ * port @p is an end of all its bad tests, while it explains them better
+ * than @p does (@p's good tests elsewhere exonerate it).
+ */
+static int lc_waits_on(const struct lctx *c, uint32_t i, uint32_t p)
+{
+	for (size_t j = 0; j < c->t[i].n_elems; j++) {
+		uint32_t y = c->t[i].elems[j];
+		unsigned n;
+
+		if (c->e[y].kind == LOC_LINK &&
+		    c->e[y].st.why == LOC_WHY_ONE_PORT && counts(c, i, y) &&
+		    c->e[y].st.gain > c->e[p].st.gain + 1e-9 &&
+		    !lc_one_port_of(c, y, 0, p, -INFINITY, &n) && !n)
+			return 1;
+	}
+	return 0;
+}
+
 /* Which ends each bad test no named pick explains is held from. */
 static int lc_hold(struct lctx *c)
 {
@@ -618,7 +658,8 @@ static int lc_hold(struct lctx *c)
 		for (int a = 0; a < 2; a++)
 			if (c->t[i].bad && lc_named(c, i) == LOC_NONE &&
 			    c->t[i].ends[a] != LOC_NONE &&
-			    lc_shared_fault(c, i, c->t[i].ends[a]))
+			    (lc_shared_fault(c, i, c->t[i].ends[a]) ||
+			     lc_waits_on(c, i, c->t[i].ends[a])))
 				c->r->held[i] |= (unsigned char)(1u << a);
 	return 0;
 }
@@ -646,6 +687,7 @@ static void lc_free(struct lctx *c)
 	free(c->list);
 	free(c->cur);
 	free(c->covered);
+	free(c->repaired);
 	free(c->no);
 	free(c->shared);
 	free(c->touched);
@@ -663,11 +705,16 @@ int localize_run(const struct loc_opts *o, struct loc_elem *e, size_t ne,
 		return -EINVAL;
 	c.cur = calloc(ne + 1, sizeof(*c.cur));
 	c.covered = malloc((nt + 1) * sizeof(*c.covered));
+	c.repaired = calloc(nt + 1, 1);
 	c.no = calloc(ne + 1, 1);
 	c.shared = calloc(ne + 1, sizeof(*c.shared));
 	c.touched = calloc(ne + 1, sizeof(*c.touched));
-	ret = c.cur && c.covered && c.no && c.shared && c.touched ? lc_index(&c)
-								  : -ENOMEM;
+	if (c.cur && c.covered && c.repaired && c.no && c.shared && c.touched) {
+		lc_repaired(&c);
+		ret = lc_index(&c);
+	} else {
+		ret = -ENOMEM;
+	}
 	if (!ret) {
 		memset(c.covered, 0xff, (nt + 1) * sizeof(*c.covered));
 		lc_stats(&c);

@@ -45,7 +45,11 @@
  * tests meet there, and the fabric is as likely at fault as the end. A
  * faulty port's own bad tests are not held (the links they cross are bad
  * with it, or with it and one other faulty port); a failing spine's are,
- * for every host that crossed it, until it is named.
+ * for every host that crossed it, until it is named. They are also held
+ * from a port that is an end of all the bad tests of a link they crossed
+ * when that link explains them better than the port does (the port's good
+ * tests elsewhere exonerate it): the link waits for a bad test of another
+ * port, and the port is not named in the meantime.
  *
  * Confidence: how much more likely the pick is than its rivals (the other
  * elements its bad tests crossed, scored on those tests alone), as a
@@ -112,7 +116,9 @@ struct loc_stat {
 struct loc_elem {
 	enum loc_kind kind;
 	double from;	    /* tests that started at or before: not its own (a
-			     * fresh window after it recovered) */
+			     * fresh window after it recovered); a link's or
+			     * switch's bad ones then count for no element
+			     * (its repaired fault explains them) */
 	double bonus;	    /* >= 0: evidence from its counters, as gain */
 	int named;	    /* an open suspect already (host side: the
 			     * evidence's; a switch then stays a candidate
@@ -149,6 +155,8 @@ struct loc_result {
 	unsigned bad_tests;	/* bad tests in the window */
 	unsigned bad_explained; /* ... explained by a named pick */
 	unsigned bad_unexplained; /* ... by no pick at all */
+	unsigned bad_repaired;	  /* ... by a link or switch that recovered
+				   * since (before its from: loc_elem) */
 };
 
 /*

@@ -14,6 +14,7 @@
  * confidence, a link whose counters corroborate it needs one bad test
  * fewer, a bad test is held from an end when other hosts' bad
  * tests meet at a link it crossed, an element's fresh window drops older tests,
+ * a repaired link's bad tests name no other link,
  * counters add evidence, and bad input is refused.
  */
 #include <errno.h>
@@ -510,6 +511,8 @@ static void test_one_port(void **state)
 	assert_int_equal(named(w, got), 0);
 	/* as likely the port as the link: the port absorbs them */
 	assert_int_equal(w->r.picks[0].elem, PORT(0));
+	for (size_t i = 0; i < w->nt; i++)
+		assert_int_equal(w->r.held[i], 0);
 	assert_int_equal(w->e[UP(0, 0)].st.why, LOC_WHY_EXPLAINED);
 	assert_int_equal(w->e[UP(0, 0)].st.bad, 3);
 	/* the link asks for more tests, from other ports */
@@ -523,6 +526,10 @@ static void test_one_port(void **state)
 	assert_int_equal(named(w, got), 0);
 	assert_int_equal(w->e[UP(0, 0)].st.why, LOC_WHY_ONE_PORT);
 	assert_true(w->e[UP(0, 0)].st.confirm);
+	/* and host 0's bad tests are held from it meanwhile (the link
+	 * explains them better): its port is not named before the link */
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(w->r.held[i], 1);
 	localize_result_free(&w->r);
 	/* one from another host of leaf 0 through it, bad too: named */
 	add(w, 1, 12, 4, 1);
@@ -607,6 +614,48 @@ static void test_from(void **state)
 	assert_int_equal(w->e[x].st.pick, LOC_NONE);
 	for (size_t i = 0; i < named(w, got); i++)
 		assert_int_not_equal(got[i], x);
+	localize_result_free(&w->r);
+	free(w);
+}
+
+/*
+ * A link that recovered explains its bad tests from before: they do not
+ * name another link they crossed (the 64-host bench named a repaired
+ * cable's uplink from "3 bad tests of 6").
+ */
+static void test_repaired(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	static const int bad[][2] = {{0, 4}, {1, 6}, {2, 4}, {8, 4}};
+	static const int good[][2] = {{12, 4}, {16, 6}, {20, 4}, {0, 8},
+				      {1, 10}, {2, 12}, {4, 9},	 {4, 11},
+				      {4, 13}, {6, 9},	{6, 11}};
+	uint32_t got[16];
+	double when = 0;
+
+	(void)state;
+	world_init(w);
+	/* spine 0 -> leaf 1 was bad (three of them crossed up(0,0) too),
+	 * then good: it recovered at the third good test; hosts 4 and 6
+	 * are fine with others */
+	for (size_t i = 0; i < 4; i++)
+		add(w, bad[i][0], bad[i][1], when += 1, 1);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		add(w, good[i][0], good[i][1], when += 1, 0);
+	w->e[DOWN(0, 1)].from = w->t[6].started;
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 0);
+	assert_int_equal(w->e[UP(0, 0)].st.bad, 0);
+	assert_int_equal(w->e[UP(0, 0)].st.good, 3);
+	assert_int_equal(w->r.bad_repaired, 4);
+	assert_int_equal(w->r.bad_unexplained, 0);
+	localize_result_free(&w->r);
+	/* a bad test after the repair counts again */
+	add(w, 0, 4, when += 1, 1);
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(w->e[UP(0, 0)].st.bad, 1);
+	assert_int_equal(w->e[DOWN(0, 1)].st.bad, 1);
+	assert_int_equal(w->r.bad_repaired, 4);
 	localize_result_free(&w->r);
 	free(w);
 }
@@ -720,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_two_faults_meet),
 		cmocka_unit_test(test_flap),
 		cmocka_unit_test(test_held),
+		cmocka_unit_test(test_repaired),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_one_port),
 		cmocka_unit_test(test_confirm),
