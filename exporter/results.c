@@ -465,6 +465,74 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 	return dbread_pages(db, &q, result_row, r, err, errlen);
 }
 
+static int cmp_name(const void *a, const void *b, void *arg)
+{
+	const char *const *list = arg;
+
+	return strcmp(list[*(const uint32_t *)a], list[*(const uint32_t *)b]);
+}
+
+/*
+ * Number the @n names of @list in name order (they were numbered as rows
+ * named them); *@map gets old -> new (free()). 0 or -ENOMEM.
+ */
+static int res_sort_names(const char **list, size_t n, uint32_t **map)
+{
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	const char **copy = malloc((n + 1) * sizeof(*copy));
+
+	*map = malloc((n + 1) * sizeof(**map));
+	if (!order || !copy || !*map) {
+		free(order);
+		free(copy);
+		free(*map);
+		*map = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_name, list);
+	memcpy(copy, list, n * sizeof(*copy));
+	for (uint32_t i = 0; i < n; i++) {
+		list[i] = copy[order[i]];
+		(*map)[order[i]] = i;
+	}
+	free(order);
+	free(copy);
+	return 0;
+}
+
+/*
+ * Profiles and outcomes in name order, not in the order the period's
+ * oldest rows named them: that order moves as the period slides, and
+ * with it the order of a port's aggregates and counts, which would
+ * change every segment's fingerprint (and the block cache would render
+ * them all again) while their text stays the same.
+ */
+static int res_canonical(struct results *r)
+{
+	uint32_t *pm = NULL, *om = NULL;
+	int ret = res_sort_names(r->profiles, r->n_profiles, &pm);
+
+	if (!ret)
+		ret = res_sort_names(r->outcomes, r->n_outcomes, &om);
+	for (size_t i = 0; !ret && i < r->n_rows; i++) {
+		r->rows[i].profile = pm[r->rows[i].profile];
+		r->rows[i].outcome = om[r->rows[i].outcome];
+	}
+	for (size_t i = 0; !ret && i < r->n_slots; i++) {
+		struct res_slot *sl = &r->slots[i];
+
+		if (sl->index != RES_NONE && sl->kind == 'f')
+			sl->index = pm[sl->index];
+		else if (sl->index != RES_NONE && sl->kind == 'o')
+			sl->index = om[sl->index];
+	}
+	free(pm);
+	free(om);
+	return ret;
+}
+
 int results_read(sqlite3 *db, const struct results_opts *o,
 		 struct results **out, char *err, size_t errlen)
 {
@@ -482,6 +550,8 @@ int results_read(sqlite3 *db, const struct results_opts *o,
 		ret = read_registry(db, r, err, errlen);
 	if (r->enabled && !ret)
 		ret = read_period(db, r, err, errlen);
+	if (r->enabled && !ret)
+		ret = res_canonical(r);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading test results");
 	if (ret) {
