@@ -10,6 +10,7 @@
  */
 #include "auth.h"
 #include "hex.h"
+#include "hmap.h"
 #include "jdec.h"
 #include "map.h"
 
@@ -31,15 +32,12 @@
 #define AUTH_DIGEST 32 /* SHA-256 */
 
 struct auth_ent {
-	uint64_t hash;
 	unsigned char digest[AUTH_DIGEST];
-	char *host; /* NULL: empty slot */
+	char *host;
 };
 
 struct auth {
-	struct auth_ent *tab;
-	size_t cap; /* a power of two */
-	size_t n;
+	struct hmap tab; /* of struct auth_ent */
 	uint64_t seed;
 	pthread_rwlock_t *lock;	     /* a pointer: lookups lock a const table */
 	pthread_mutex_t *enrol_lock; /* one enrolment at a time */
@@ -64,13 +62,10 @@ int auth_new(struct auth **out)
 
 	if (!a)
 		return -ENOMEM;
-	a->cap = 64;
-	a->tab = calloc(a->cap, sizeof(*a->tab));
+	hmap_init(&a->tab, sizeof(struct auth_ent));
 	a->lock = malloc(sizeof(*a->lock));
 	a->enrol_lock = malloc(sizeof(*a->enrol_lock));
-	if (!a->tab || !a->lock || !a->enrol_lock ||
-	    pthread_rwlock_init(a->lock, NULL)) {
-		free(a->tab);
+	if (!a->lock || !a->enrol_lock || pthread_rwlock_init(a->lock, NULL)) {
 		free(a->lock);
 		free(a->enrol_lock);
 		free(a);
@@ -85,15 +80,18 @@ int auth_new(struct auth **out)
 
 void auth_free(struct auth *a)
 {
+	struct auth_ent *e;
+	size_t i = 0;
+
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->cap; i++)
-		free(a->tab[i].host);
+	while ((e = hmap_next(&a->tab, &i)))
+		free(e->host);
 	pthread_rwlock_destroy(a->lock);
 	pthread_mutex_destroy(a->enrol_lock);
 	free(a->lock);
 	free(a->enrol_lock);
-	free(a->tab);
+	hmap_free(&a->tab);
 	free(a->secret);
 	free(a->path);
 	free(a);
@@ -104,7 +102,7 @@ size_t auth_count(const struct auth *a)
 	size_t n;
 
 	pthread_rwlock_rdlock(a->lock);
-	n = a->n;
+	n = a->tab.n;
 	pthread_rwlock_unlock(a->lock);
 	return n;
 }
@@ -119,28 +117,24 @@ int auth_equal(const char *a, size_t alen, const char *b, size_t blen)
 	return diff == 0;
 }
 
-static int auth_grow(struct auth *a)
+/* A lookup's digest, and where auth_match() puts the host it matches. */
+struct auth_look {
+	const unsigned char *digest;
+	const char **host;
+};
+
+/*
+ * Never a match for hmap_find(): it then compares @key with every entry
+ * of the hash's cluster, whether and wherever the digest is found.
+ */
+static int auth_match(const void *ent, const void *key)
 {
-	struct auth_ent *old = a->tab;
-	size_t old_cap = a->cap;
+	const struct auth_ent *e = ent;
+	const struct auth_look *l = key;
 
-	a->tab = calloc(old_cap * 2, sizeof(*a->tab));
-	if (!a->tab) {
-		a->tab = old;
-		return -ENOMEM;
-	}
-	a->cap = old_cap * 2;
-	for (size_t i = 0; i < old_cap; i++) {
-		if (!old[i].host)
-			continue;
-		/* Equal hashes chain in probe order; keep them together. */
-		size_t mask = a->cap - 1, j = old[i].hash & mask;
-
-		while (a->tab[j].host)
-			j = (j + 1) & mask;
-		a->tab[j] = old[i];
-	}
-	free(old);
+	if (auth_equal((const char *)e->digest, AUTH_DIGEST,
+		       (const char *)l->digest, AUTH_DIGEST))
+		*l->host = e->host;
 	return 0;
 }
 
@@ -149,15 +143,10 @@ static const char *auth_find(const struct auth *a,
 			     const unsigned char digest[AUTH_DIGEST])
 {
 	uint64_t h = map_hash((const char *)digest, AUTH_DIGEST, a->seed);
-	size_t mask = a->cap - 1;
 	const char *host = NULL;
+	struct auth_look l = {digest, &host};
 
-	/* Visit every entry of the cluster that shares the hash. */
-	for (size_t i = h & mask; a->tab[i].host; i = (i + 1) & mask)
-		if (a->tab[i].hash == h &&
-		    auth_equal((const char *)a->tab[i].digest, AUTH_DIGEST,
-			       (const char *)digest, AUTH_DIGEST))
-			host = a->tab[i].host;
+	hmap_find(&a->tab, h, auth_match, &l);
 	return host;
 }
 
@@ -178,18 +167,15 @@ static int auth_insert(struct auth *a, const char *host,
 		       const unsigned char digest[AUTH_DIGEST])
 {
 	uint64_t h = map_hash((const char *)digest, AUTH_DIGEST, a->seed);
-	size_t i;
+	char *copy = strdup(host);
+	struct auth_ent *e = copy ? hmap_add(&a->tab, h) : NULL;
 
-	if ((a->n + 1) * 2 > a->cap && auth_grow(a))
+	if (!e) {
+		free(copy);
 		return -ENOMEM;
-	for (i = h & (a->cap - 1); a->tab[i].host; i = (i + 1) & (a->cap - 1))
-		;
-	a->tab[i].host = strdup(host);
-	if (!a->tab[i].host)
-		return -ENOMEM;
-	memcpy(a->tab[i].digest, digest, AUTH_DIGEST);
-	a->tab[i].hash = h;
-	a->n++;
+	}
+	memcpy(e->digest, digest, AUTH_DIGEST);
+	e->host = copy;
 	return 0;
 }
 
@@ -304,8 +290,11 @@ const char *auth_bearer(const char *header, size_t *len)
 /* Does @host have any token? The caller holds the lock. */
 static int auth_has_host(const struct auth *a, const char *host)
 {
-	for (size_t i = 0; i < a->cap; i++)
-		if (a->tab[i].host && !strcmp(a->tab[i].host, host))
+	const struct auth_ent *e;
+	size_t i = 0;
+
+	while ((e = hmap_next(&a->tab, &i)))
+		if (!strcmp(e->host, host))
 			return 1;
 	return 0;
 }

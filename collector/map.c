@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * String-keyed open-addressing hash map: see map.h. Deletion uses backward
- * shifting (no tombstones), so lookups stay short however the map churns.
+ * String-keyed hash map on common/hmap.h (entries: the key's copy and the
+ * value): see map.h.
  */
 #include "map.h"
 #include "fnv.h"
+#include "hmap.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct map_ent {
-	char *key; /* NULL: empty slot */
-	uint64_t hash;
+	char *key;
 	void *value;
 };
 
 struct map {
-	struct map_ent *tab;
-	size_t cap; /* a power of two */
-	size_t n;
+	struct hmap tab; /* of struct map_ent */
 	map_free_fn free_value;
 };
-
-#define MAP_MIN_CAP 16
 
 uint64_t map_hash(const void *data, size_t len, uint64_t seed)
 {
@@ -42,12 +38,7 @@ int map_new(map_free_fn free_value, struct map **out)
 
 	if (!m)
 		return -ENOMEM;
-	m->tab = calloc(MAP_MIN_CAP, sizeof(*m->tab));
-	if (!m->tab) {
-		free(m);
-		return -ENOMEM;
-	}
-	m->cap = MAP_MIN_CAP;
+	hmap_init(&m->tab, sizeof(struct map_ent));
 	m->free_value = free_value;
 	*out = m;
 	return 0;
@@ -58,16 +49,16 @@ static void map_release(struct map *m, struct map_ent *e)
 	if (m->free_value && e->value)
 		m->free_value(e->value);
 	free(e->key);
-	e->key = NULL;
-	e->value = NULL;
 }
 
 void map_clear(struct map *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->tab[i].key)
-			map_release(m, &m->tab[i]);
-	m->n = 0;
+	struct map_ent *e;
+	size_t i = 0;
+
+	while ((e = hmap_next(&m->tab, &i)))
+		map_release(m, e);
+	hmap_clear(&m->tab);
 }
 
 void map_free(struct map *m)
@@ -75,71 +66,48 @@ void map_free(struct map *m)
 	if (!m)
 		return;
 	map_clear(m);
-	free(m->tab);
+	hmap_free(&m->tab);
 	free(m);
 }
 
 size_t map_count(const struct map *m)
 {
-	return m->n;
+	return m->tab.n;
 }
 
-static struct map_ent *map_find(const struct map *m, const char *key,
-				uint64_t h)
+static int map_eq(const void *ent, const void *key)
 {
-	size_t mask = m->cap - 1;
+	return !strcmp(((const struct map_ent *)ent)->key, key);
+}
 
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		struct map_ent *e = &m->tab[i];
-
-		if (!e->key || (e->hash == h && !strcmp(e->key, key)))
-			return e;
-	}
+static struct map_ent *map_find(const struct map *m, const char *key)
+{
+	return hmap_find(&m->tab, map_hash(key, strlen(key), 0), map_eq, key);
 }
 
 void *map_get(const struct map *m, const char *key)
 {
-	struct map_ent *e = map_find(m, key, map_hash(key, strlen(key), 0));
+	struct map_ent *e = map_find(m, key);
 
-	return e->key ? e->value : NULL;
+	return e ? e->value : NULL;
 }
 
-static int map_grow(struct map *m)
-{
-	struct map_ent *old = m->tab;
-	size_t old_cap = m->cap;
-	struct map_ent *tab = calloc(old_cap * 2, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	m->tab = tab;
-	m->cap = old_cap * 2;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].key)
-			*map_find(m, old[i].key, old[i].hash) = old[i];
-	free(old);
-	return 0;
-}
-
-/* The slot for @key, created empty-valued if absent; NULL on -ENOMEM. */
+/* The entry of @key, created empty-valued if absent; NULL on -ENOMEM. */
 static struct map_ent *map_slot(struct map *m, const char *key)
 {
 	uint64_t h = map_hash(key, strlen(key), 0);
-	struct map_ent *e = map_find(m, key, h);
+	int added;
+	struct map_ent *e = hmap_put(&m->tab, h, map_eq, key, &added);
+	char *copy;
 
-	if (e->key)
+	if (!e || !added)
 		return e;
-	if ((m->n + 1) * 4 > m->cap * 3) {
-		if (map_grow(m))
-			return NULL;
-		e = map_find(m, key, h);
-	}
-	e->key = strdup(key);
-	if (!e->key)
+	copy = strdup(key);
+	if (!copy) {
+		hmap_del(&m->tab, e);
 		return NULL;
-	e->hash = h;
-	e->value = NULL;
-	m->n++;
+	}
+	e->key = copy;
 	return e;
 }
 
@@ -164,27 +132,11 @@ const char *map_intern(struct map *m, const char *key)
 
 int map_del(struct map *m, const char *key)
 {
-	size_t mask = m->cap - 1;
-	struct map_ent *e = map_find(m, key, map_hash(key, strlen(key), 0));
-	size_t i, j;
+	struct map_ent *e = map_find(m, key);
 
-	if (!e->key)
+	if (!e)
 		return -ENOENT;
 	map_release(m, e);
-	m->n--;
-	/* Backward shift: pull later members of the cluster into the hole. */
-	i = (size_t)(e - m->tab);
-	for (j = (i + 1) & mask; m->tab[j].key; j = (j + 1) & mask) {
-		size_t home = m->tab[j].hash & mask;
-
-		/* Move j to i unless its home lies cyclically in (i, j]. */
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && (home <= i && home > j))) {
-			m->tab[i] = m->tab[j];
-			m->tab[j].key = NULL;
-			m->tab[j].value = NULL;
-			i = j;
-		}
-	}
+	hmap_del(&m->tab, e);
 	return 0;
 }

@@ -35,48 +35,31 @@ static uint64_t hstr(const char *s, uint64_t h)
 	return map_hash(s ? s : "", s ? strlen(s) : 0, h);
 }
 
-/* 1 added, 0 present, -ENOMEM. */
-int planner_pset_add(struct pset *s, uint64_t key)
+static int pset_eq(const void *ent, const void *key)
 {
-	size_t i;
-
-	key = key ? key : 1;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		uint64_t *k = calloc(cap, sizeof(*k));
-
-		if (!k)
-			return -ENOMEM;
-		for (size_t j = 0; j < s->cap; j++)
-			for (i = planner_mix64(s->k[j]) & (cap - 1); s->k[j];
-			     i = (i + 1) & (cap - 1))
-				if (!k[i]) {
-					k[i] = s->k[j];
-					break;
-				}
-		free(s->k);
-		s->k = k;
-		s->cap = cap;
-	}
-	for (i = planner_mix64(key) & (s->cap - 1); s->k[i];
-	     i = (i + 1) & (s->cap - 1))
-		if (s->k[i] == key)
-			return 0;
-	s->k[i] = key;
-	s->n++;
-	return 1;
+	return *(const uint64_t *)ent == *(const uint64_t *)key;
 }
 
-int planner_pset_has(const struct pset *s, uint64_t key)
+/* 1 added, 0 present, -ENOMEM. */
+int planner_pset_add(struct hmap *s, uint64_t key)
+{
+	uint64_t *e;
+	int added;
+
+	key = key ? key : 1;
+	if (!s->elem) /* zeroed: empty */
+		hmap_init(s, sizeof(key));
+	e = hmap_put(s, planner_mix64(key), pset_eq, &key, &added);
+	if (!e)
+		return -ENOMEM;
+	*e = key;
+	return added;
+}
+
+int planner_pset_has(const struct hmap *s, uint64_t key)
 {
 	key = key ? key : 1;
-	if (!s->cap)
-		return 0;
-	for (size_t i = planner_mix64(key) & (s->cap - 1); s->k[i];
-	     i = (i + 1) & (s->cap - 1))
-		if (s->k[i] == key)
-			return 1;
-	return 0;
+	return hmap_find(s, planner_mix64(key), pset_eq, &key) != NULL;
 }
 
 uint64_t planner_pair_key(uint32_t u, uint32_t v)
@@ -668,7 +651,7 @@ uint64_t planner_ctx_test_key(const struct pctx *c,
 
 int planner_ctx_unique_keys(struct pctx *c)
 {
-	struct pset seen = {0};
+	struct hmap seen = HMAP_INIT(uint64_t);
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < c->plan->n_tests; i++) {
@@ -679,7 +662,7 @@ int planner_ctx_unique_keys(struct pctx *c)
 			t->key = planner_mix64(t->key + 1);
 		ret = ret < 0 ? ret : 0;
 	}
-	free(seen.k);
+	hmap_free(&seen);
 	return ret;
 }
 
@@ -756,11 +739,11 @@ void planner_ctx_free(struct pctx *c)
 	free(c->port_off);
 	free(c->edges);
 	free(c->deg);
-	free(c->pairs.k);
-	free(c->gp_possible.k);
-	free(c->gp_covered.k);
-	free(c->gp_placed.k);
-	free(c->confirm_pairs.k);
+	hmap_free(&c->pairs);
+	hmap_free(&c->gp_possible);
+	hmap_free(&c->gp_covered);
+	hmap_free(&c->gp_placed);
+	hmap_free(&c->confirm_pairs);
 	free(c->busy);
 	free(c->used);
 	planner_cover_free(c->cover);

@@ -9,6 +9,7 @@
 #define IBPULSE_COLLECTOR_PLANNER_INT_H
 
 #include "planner.h"
+#include "hmap.h"
 
 #define PLANNER_SCAN 8	      /* look-ahead for an unmatched partner */
 #define PLANNER_FALLBACK 4096 /* partners tried for a leftover port */
@@ -30,12 +31,6 @@ struct pedge {
 			* -1: one drawn from the pair */
 };
 
-/* A set of non-zero 64-bit keys, open addressing. */
-struct pset {
-	uint64_t *k;
-	size_t cap, n;
-};
-
 struct pctx {
 	const struct planner_opts *o;
 	const struct planner_probe *pr;
@@ -50,8 +45,9 @@ struct pctx {
 	struct pedge *edges;
 	size_t n_edges, cap_edges;
 	uint32_t *deg;
-	struct pset pairs, gp_possible, gp_covered, gp_placed;
-	struct pset confirm_pairs; /* pairs with a confirmation test */
+	/* sets of non-zero 64-bit keys (planner_pset_add); zeroed: empty */
+	struct hmap pairs, gp_possible, gp_covered, gp_placed;
+	struct hmap confirm_pairs; /* pairs with a confirmation test */
 	/* scheduling */
 	unsigned rounds, first_round, words, max_used;
 	uint64_t *busy; /* per resource, words each */
@@ -64,8 +60,8 @@ struct pctx {
 uint64_t planner_mix64(uint64_t x);
 uint64_t planner_hash2(uint64_t a, uint64_t b);
 /* 1 added, 0 present, -ENOMEM. */
-int planner_pset_add(struct pset *s, uint64_t key);
-int planner_pset_has(const struct pset *s, uint64_t key);
+int planner_pset_add(struct hmap *s, uint64_t key);
+int planner_pset_has(const struct hmap *s, uint64_t key);
 /* The key of an unordered pair of nodes (or groups). */
 uint64_t planner_pair_key(uint32_t u, uint32_t v);
 uint64_t planner_gp_key(uint32_t g, uint32_t h);

@@ -32,16 +32,23 @@ void buf_reset(struct buf *b)
 		b->data[0] = '\0';
 }
 
+/* A failed append: the buffer is freed, empty and valid (see buf.h). */
+static int buf_fail(struct buf *b, int err)
+{
+	buf_free(b);
+	return err;
+}
+
 int buf_reserve(struct buf *b, size_t extra)
 {
 	size_t need, cap;
 	char *p;
 
 	if (extra > SIZE_MAX - b->len - 1)
-		return -E2BIG;
+		return buf_fail(b, -E2BIG);
 	need = b->len + extra;
 	if (b->max && need > b->max)
-		return -E2BIG;
+		return buf_fail(b, -E2BIG);
 	if (need + 1 <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 256;
@@ -49,7 +56,7 @@ int buf_reserve(struct buf *b, size_t extra)
 		cap = cap > SIZE_MAX / 2 ? need + 1 : cap * 2;
 	p = realloc(b->data, cap);
 	if (!p)
-		return -ENOMEM;
+		return buf_fail(b, -ENOMEM);
 	b->data = p;
 	b->cap = cap;
 	return 0;
@@ -93,21 +100,16 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 		      b->data ? b->cap - b->len : 0, fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
-		return -EINVAL;
+		return buf_fail(b, -EINVAL);
 	if (b->data && (size_t)n < b->cap - b->len) {
-		if (b->max && b->len + (size_t)n > b->max) {
-			b->data[b->len] = '\0';
-			return -E2BIG;
-		}
+		if (b->max && b->len + (size_t)n > b->max)
+			return buf_fail(b, -E2BIG);
 		b->len += (size_t)n;
 		return 0;
 	}
 	ret = buf_reserve(b, (size_t)n);
-	if (ret) {
-		if (b->data)
-			b->data[b->len] = '\0';
+	if (ret)
 		return ret;
-	}
 	vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
 	b->len += (size_t)n;
 	return 0;
@@ -139,6 +141,23 @@ char *buf_steal(struct buf *b, size_t *len)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	return p;
+}
+
+size_t buf_room(const struct buf *b)
+{
+	return b->max ? b->max - b->len : SIZE_MAX - b->len - 1;
+}
+
+void buf_adopt(struct buf *b, char *data, size_t cap)
+{
+	free(b->data);
+	b->data = data;
+	b->cap = cap;
+	b->len = 0;
+	if (data)
+		data[0] = '\0';
+	else
+		b->cap = 0;
 }
 
 int buf_setlen(struct buf *b, size_t len)

@@ -231,7 +231,6 @@ int expo_escape_help(struct buf *b, const char *s, enum expo_format format)
 
 int expo_label(struct buf *b, const char *name, const char *value)
 {
-	size_t old = b->len;
 	int ret;
 
 	if (!expo_label_name_valid(name))
@@ -247,8 +246,6 @@ int expo_label(struct buf *b, const char *name, const char *value)
 		ret = expo_escape_label_value(b, value, strlen(value));
 	if (!ret)
 		ret = buf_addc(b, '"');
-	if (ret) /* leave the list as it was */
-		buf_setlen(b, old);
 	return ret;
 }
 

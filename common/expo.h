@@ -171,7 +171,7 @@ int expo_add_drop(struct expo *e, const char *family, uint64_t n);
  * expo_label() - append name="value" to the label list in @b, with a comma
  * first when @b is not empty. @value is escaped (\\ \" \n, invalid UTF-8
  * replaced); NULL is written as "". Returns 0, -EINVAL for an invalid
- * label name, or buf_add()'s error.
+ * label name (@b as it was), or buf_add()'s error (@b freed: buf.h).
  */
 int expo_label(struct buf *b, const char *name, const char *value);
 /*

@@ -144,30 +144,34 @@ static void front_refuse(struct front *f, struct front_conn *c)
 {
 	struct buf body, all;
 	const char *r = c->fr.reason;
+	int ret;
 
 	c->refused = true;
 	log_once(c->fr.reason, 60, LOG_LVL_INFO, "http: %u: %s", c->fr.status,
 		 c->fr.reason);
 	buf_init(&body, 1024);
 	if (f->json) {
-		buf_add(&body, "{\"error\":\"", 10);
-		for (; *r; r++) /* the reason may quote the client's bytes */
+		ret = buf_add(&body, "{\"error\":\"", 10);
+		for (; *r && !ret; r++) /* it may quote the client's bytes */
 			if (*r == '"' || *r == '\\')
-				buf_printf(&body, "\\%c", *r);
+				ret = buf_printf(&body, "\\%c", *r);
 			else
-				buf_add(&body, r, 1);
-		buf_add(&body, "\"}", 2);
+				ret = buf_add(&body, r, 1);
+		if (!ret)
+			buf_add(&body, "\"}", 2);
 	} else {
 		buf_printf(&body, "%s\n", r);
 	}
+	/* a failed append left the body empty: the status says it */
 	buf_init(&all, 2048);
-	buf_printf(&all,
-		   "HTTP/1.1 %u %s\r\nConnection: close\r\nContent-Type: "
-		   "%s\r\nContent-Length: %zu\r\n\r\n",
-		   c->fr.status, front_phrase(c->fr.status),
-		   f->json ? "application/json" : "text/plain; charset=utf-8",
-		   body.len);
-	buf_add(&all, body.data ? body.data : "", body.len);
+	if (!buf_printf(&all,
+			"HTTP/1.1 %u %s\r\nConnection: close\r\nContent-Type: "
+			"%s\r\nContent-Length: %zu\r\n\r\n",
+			c->fr.status, front_phrase(c->fr.status),
+			f->json ? "application/json"
+				: "text/plain; charset=utf-8",
+			body.len))
+		buf_add(&all, body.data ? body.data : "", body.len);
 	buf_free(&body);
 	c->err = buf_steal(&all, &c->err_len);
 }

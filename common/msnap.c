@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "fnv.h"
+#include "hmap.h"
 
 /*
  * Arena blocks double from 16 KiB to 256 KiB: a probe's one host fits in
@@ -34,9 +35,8 @@ struct msnap_mem {
 	struct msnap_block *blocks;
 	size_t cap_hosts, cap_devices, cap_ports, cap_gids, cap_pkeys;
 	size_t cap_keys, cap_rows;
-	uint32_t *slots; /* key hash: index + 1, 0 empty */
-	size_t n_slots;
-	struct buf scratch; /* label lists being built */
+	struct hmap key_index; /* of uint32_t, an index into keys */
+	struct buf scratch;    /* label lists being built */
 };
 
 static void *msnap_alloc(struct msnap_mem *m, size_t n)
@@ -94,6 +94,7 @@ int msnap_new(struct msnap **out)
 		return -ENOMEM;
 	}
 	buf_init(&sn->mem->scratch, 0);
+	hmap_init(&sn->mem->key_index, sizeof(uint32_t));
 	*out = sn;
 	return 0;
 }
@@ -108,7 +109,7 @@ void msnap_free(struct msnap *sn)
 		next = b->next;
 		free(b);
 	}
-	free(sn->mem->slots);
+	hmap_free(&sn->mem->key_index);
 	buf_free(&sn->mem->scratch);
 	free(sn->mem);
 	free(sn->hosts);
@@ -319,28 +320,6 @@ static uint64_t msnap_key_hash(int source, const char *name, size_t len)
 	return fnv1a_bytes(FNV1A_BASIS ^ (uint64_t)source, name, len);
 }
 
-static int msnap_rehash(struct msnap *sn, size_t n_slots)
-{
-	struct msnap_mem *m = sn->mem;
-	uint32_t *slots = calloc(n_slots, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < sn->n_keys; i++) {
-		const struct msnap_key *k = &sn->keys[i];
-		size_t j = msnap_key_hash(k->source, k->name, strlen(k->name)) &
-			   (n_slots - 1);
-
-		while (slots[j])
-			j = (j + 1) & (n_slots - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(m->slots);
-	m->slots = slots;
-	m->n_slots = n_slots;
-	return 0;
-}
-
 /* A new key: its table entry and its ready-made counter="name" label. */
 static int msnap_key_new(struct msnap *sn, int source, const char *name,
 			 size_t len)
@@ -367,27 +346,41 @@ static int msnap_key_new(struct msnap *sn, int source, const char *name,
 	return 0;
 }
 
+/* What msnap_key() looks up: a source and a name not NUL-terminated. */
+struct msnap_look {
+	const struct msnap *sn;
+	int source;
+	const char *name;
+	size_t len;
+};
+
+static int msnap_key_eq(const void *ent, const void *key)
+{
+	const struct msnap_look *l = key;
+	const struct msnap_key *k = &l->sn->keys[*(const uint32_t *)ent];
+
+	return (int)k->source == l->source &&
+	       !strncmp(k->name, l->name, l->len) && !k->name[l->len];
+}
+
 long msnap_key(struct msnap *sn, int source, const char *name, size_t len)
 {
-	struct msnap_mem *m = sn->mem;
-	size_t j;
+	struct hmap *index = &sn->mem->key_index;
+	struct msnap_look l = {sn, source, name, len};
+	uint64_t h = msnap_key_hash(source, name, len);
+	uint32_t *e = hmap_find(index, h, msnap_key_eq, &l);
 
-	if ((sn->n_keys + 1) * 2 > m->n_slots &&
-	    msnap_rehash(sn, m->n_slots ? m->n_slots * 2 : 256))
+	if (e)
+		return (long)*e;
+	e = hmap_add(index, h);
+	if (!e)
 		return -1;
-	j = msnap_key_hash(source, name, len) & (m->n_slots - 1);
-	while (m->slots[j]) {
-		const struct msnap_key *k = &sn->keys[m->slots[j] - 1];
-
-		if ((int)k->source == source && !strncmp(k->name, name, len) &&
-		    !k->name[len])
-			return (long)m->slots[j] - 1;
-		j = (j + 1) & (m->n_slots - 1);
+	if (msnap_key_new(sn, source, name, len)) {
+		hmap_del(index, e);
+		return -1;
 	}
-	if (msnap_key_new(sn, source, name, len))
-		return -1;
-	m->slots[j] = (uint32_t)sn->n_keys;
-	return (long)sn->n_keys - 1;
+	*e = (uint32_t)sn->n_keys - 1;
+	return (long)*e;
 }
 
 /*

@@ -326,6 +326,9 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 	if (!s->seg_open)
 		return 0;
 	s->seg_open = 0;
+	/* a failed append freed the scratch: the segment's text is gone */
+	if (s->scratch.len < s->seg_start)
+		return -ENOMEM;
 	g.samples = (uint32_t)(e->samples - s->seg_samples);
 	if (!len)
 		return 0;

@@ -607,6 +607,6 @@ int bc_body(struct bc_scope *s, enum expo_format format, int gzip,
 		return bc_gzip(s, format, out, text_len);
 	}
 	ret = bc_text(s, format, out);
-	*text_len = out->len - start;
+	*text_len = ret ? 0 : out->len - start; /* failed: @out was freed */
 	return ret;
 }

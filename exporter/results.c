@@ -59,66 +59,43 @@ static uint64_t res_hash(char kind, const char *s)
 	return fnv1a_str(FNV1A_BASIS ^ (unsigned char)kind, s);
 }
 
-static int res_rehash(struct results *r)
+/* What res_eq() compares an index entry with. */
+struct res_look {
+	char kind;
+	const char *key;
+};
+
+static int res_eq(const void *ent, const void *key)
 {
-	size_t n = r->n_slots ? r->n_slots * 2 : 1024;
-	struct res_slot *slots = malloc(n * sizeof(*slots));
+	const struct res_slot *e = ent;
+	const struct res_look *l = key;
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		slots[i].index = RES_NONE;
-	for (size_t i = 0; i < r->n_slots; i++) {
-		size_t j;
-
-		if (r->slots[i].index == RES_NONE)
-			continue;
-		j = r->slots[i].hash & (n - 1);
-		while (slots[j].index != RES_NONE)
-			j = (j + 1) & (n - 1);
-		slots[j] = r->slots[i];
-	}
-	free(r->slots);
-	r->slots = slots;
-	r->n_slots = n;
-	return 0;
+	return e->kind == l->kind && !strcmp(e->key, l->key);
 }
 
-/*
- * The slot of (@kind, @key): either its entry, or the empty slot where it
- * goes (index RES_NONE, hash and kind set). NULL on ENOMEM.
- */
-static struct res_slot *res_lookup(struct results *r, char kind,
-				   const char *key)
+/* The index of (@kind, @key), or RES_NONE. */
+static uint32_t res_lookup(const struct results *r, char kind, const char *key)
 {
-	uint64_t h = res_hash(kind, key);
-	size_t j;
+	struct res_look l = {kind, key};
+	const struct res_slot *e =
+		hmap_find(&r->index, res_hash(kind, key), res_eq, &l);
 
-	if ((r->n_used + 1) * 2 > r->n_slots && res_rehash(r))
-		return NULL;
-	j = h & (r->n_slots - 1);
-	for (;; j = (j + 1) & (r->n_slots - 1)) {
-		struct res_slot *s = &r->slots[j];
-
-		if (s->index == RES_NONE) {
-			s->hash = h;
-			s->kind = kind;
-			return s;
-		}
-		if (s->hash == h && s->kind == kind && !strcmp(s->key, key))
-			return s;
-	}
+	return e ? e->index : RES_NONE;
 }
 
-/* Claim the empty slot @s for @key with @index. */
-static int res_claim(struct results *r, struct res_slot *s, const char *key,
+/* Index (@kind, @key), which res_lookup() did not find, as @index. */
+static int res_claim(struct results *r, char kind, const char *key,
 		     size_t index)
 {
-	s->key = res_strdup(r, key, strlen(key));
-	if (!s->key)
+	const char *copy = res_strdup(r, key, strlen(key));
+	struct res_slot *e =
+		copy ? hmap_add(&r->index, res_hash(kind, key)) : NULL;
+
+	if (!e)
 		return -ENOMEM;
-	s->index = (uint32_t)index;
-	r->n_used++;
+	e->key = copy;
+	e->index = (uint32_t)index;
+	e->kind = kind;
 	return 0;
 }
 
@@ -132,13 +109,11 @@ static const char *res_labels(struct results *r)
 /* The index of host @name, added on first sight; RES_NONE on ENOMEM. */
 static uint32_t res_host(struct results *r, const char *name)
 {
-	struct res_slot *s = res_lookup(r, 'h', name);
+	uint32_t i = res_lookup(r, 'h', name);
 	struct res_host *h;
 
-	if (!s)
-		return RES_NONE;
-	if (s->index != RES_NONE)
-		return s->index;
+	if (i != RES_NONE)
+		return i;
 	if (vec_grow(&r->hosts, &r->cap_hosts, r->n_hosts, sizeof(*h)))
 		return RES_NONE;
 	h = &r->hosts[r->n_hosts];
@@ -150,7 +125,7 @@ static uint32_t res_host(struct results *r, const char *name)
 	h->key = fnv1a_str(FNV1A_BASIS, name) | 1;
 	buf_reset(&r->scratch);
 	if (expo_label(&r->scratch, "host", name) ||
-	    !(h->labels = res_labels(r)) || res_claim(r, s, name, r->n_hosts))
+	    !(h->labels = res_labels(r)) || res_claim(r, 'h', name, r->n_hosts))
 		return RES_NONE;
 	return (uint32_t)r->n_hosts++;
 }
@@ -160,20 +135,19 @@ static uint32_t res_port(struct results *r, const char *host,
 			 const char *device, int64_t port)
 {
 	char key[512], num[24];
-	struct res_slot *s;
 	struct res_port *p;
-	uint32_t h;
+	uint32_t h, i;
 	int ret;
 
 	if (!host || !device)
 		return RES_NONE;
 	snprintf(key, sizeof(key), "%s\x1f%s\x1f%" PRId64, host, device, port);
 	h = res_host(r, host);
-	s = h == RES_NONE ? NULL : res_lookup(r, 'p', key);
-	if (!s)
+	if (h == RES_NONE)
 		return RES_NONE;
-	if (s->index != RES_NONE)
-		return s->index;
+	i = res_lookup(r, 'p', key);
+	if (i != RES_NONE)
+		return i;
 	if (vec_grow(&r->ports, &r->cap_ports, r->n_ports, sizeof(*p)))
 		return RES_NONE;
 	p = &r->ports[r->n_ports];
@@ -196,7 +170,7 @@ static uint32_t res_port(struct results *r, const char *host,
 		if (!(*(peer ? &p->peer_labels : &p->labels) = res_labels(r)))
 			return RES_NONE;
 	}
-	if (res_claim(r, s, key, r->n_ports))
+	if (res_claim(r, 'p', key, r->n_ports))
 		return RES_NONE;
 	p->fp = fnv1a_str(FNV1A_BASIS, p->labels);
 	return (uint32_t)r->n_ports++;
@@ -210,13 +184,11 @@ static uint32_t res_port_find(struct results *r, const char *host,
 			      const char *device, int64_t port)
 {
 	char key[512];
-	struct res_slot *s;
 
-	if (!host || !device || !r->n_slots)
+	if (!host || !device)
 		return RES_NONE;
 	snprintf(key, sizeof(key), "%s\x1f%s\x1f%" PRId64, host, device, port);
-	s = res_lookup(r, 'p', key);
-	return s ? s->index : RES_NONE;
+	return res_lookup(r, 'p', key);
 }
 
 /*
@@ -228,8 +200,8 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 			   const char *extra, const char ***list, size_t *n,
 			   size_t *cap)
 {
-	struct res_slot *s;
 	const char *str;
+	uint32_t i;
 	int ret = 0;
 
 	buf_reset(&r->scratch);
@@ -241,14 +213,15 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 		ret = buf_adds(&r->scratch, value);
 	if (!ret && kind == 'o' && extra && *extra)
 		ret = expo_label(&r->scratch, "wc_status", extra);
-	if (ret || !(s = res_lookup(r, kind, r->scratch.data)))
+	if (ret)
 		return RES_NONE;
-	if (s->index != RES_NONE)
-		return s->index;
+	i = res_lookup(r, kind, r->scratch.data);
+	if (i != RES_NONE)
+		return i;
 	if (vec_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
 		return RES_NONE;
 	(*list)[*n] = str;
-	if (res_claim(r, s, str, *n))
+	if (res_claim(r, kind, str, *n))
 		return RES_NONE;
 	return (uint32_t)(*n)++;
 }
@@ -545,6 +518,7 @@ int results_read(sqlite3 *db, const struct results_opts *o,
 	if (!r->o.shards)
 		r->o.shards = 1;
 	buf_init(&r->scratch, 0);
+	hmap_init(&r->index, sizeof(struct res_slot));
 	r->enabled = dbread_version(db) >= 2;
 	if (r->enabled)
 		ret = read_registry(db, r, err, errlen);
@@ -591,7 +565,7 @@ void results_free(struct results *r)
 	free(r->profiles);
 	free(r->outcomes);
 	free(r->groups);
-	free(r->slots);
+	hmap_free(&r->index);
 	free(r->totals);
 	free(r);
 }

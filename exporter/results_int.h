@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "hmap.h"
 #include "results.h"
 #include "tally.h"
 #include "testapi.h"
@@ -51,10 +52,9 @@ struct res_row {
 		      * busy, started, figures */
 };
 
-/* A name → index table over several kinds of names. */
+/* An entry of the name → index table over several kinds of names. */
 struct res_slot {
-	uint64_t hash;
-	uint32_t index; /* RES_NONE: empty */
+	uint32_t index;
 	char kind;
 	const char *key;
 };
@@ -74,8 +74,7 @@ struct results {
 	size_t n_outcomes, cap_outcomes;
 	const char **groups; /* raw group names */
 	size_t n_groups, cap_groups;
-	struct res_slot *slots;
-	size_t n_slots, n_used;
+	struct hmap index;	    /* of struct res_slot */
 	struct tally_count *totals; /* ibpulse_test_results_total */
 	size_t n_totals;
 	struct res_arena *arena;

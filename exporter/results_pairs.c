@@ -81,8 +81,8 @@ static int pair_labels(const struct results *r, const struct pair *p,
 		       struct buf *xb)
 {
 	buf_reset(xb);
-	buf_adds(xb, r->ports[p->b].peer_labels);
-	buf_addc(xb, ',');
+	if (buf_adds(xb, r->ports[p->b].peer_labels) || buf_addc(xb, ','))
+		return -ENOMEM;
 	return buf_adds(xb, r->profiles[p->profile]);
 }
 

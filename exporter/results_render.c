@@ -335,13 +335,10 @@ static int render_agg(struct expo *e, const struct results *r,
 			continue;
 		for (int k = 0; k < 2; k++) {
 			buf_reset(xb);
-			buf_adds(xb, r->profiles[g->profile]);
-			if (st[s].stat) {
-				buf_addc(xb, ',');
-				buf_adds(xb, st[s].stat);
-			}
-			buf_addc(xb, ',');
-			if (buf_adds(xb, agg_label[k]))
+			if (buf_adds(xb, r->profiles[g->profile]) ||
+			    (st[s].stat &&
+			     (buf_addc(xb, ',') || buf_adds(xb, st[s].stat))) ||
+			    buf_addc(xb, ',') || buf_adds(xb, agg_label[k]))
 				return e->err = -ENOMEM;
 			expo_sample(e, lb->data, xb->data,
 				    k ? g->median[fig] : g->worst[fig]);
@@ -468,11 +465,11 @@ static int render_port_counts(struct expo *e, const struct results *r, int busy,
 			continue;
 		for (size_t i = sg.start[k]; i < sg.start[k + 1]; i++) {
 			buf_reset(xb);
-			buf_adds(xb, r->profiles[c[i].profile]);
-			if (!busy) {
-				buf_addc(xb, ',');
-				buf_adds(xb, r->outcomes[c[i].outcome]);
-			}
+			if (buf_adds(xb, r->profiles[c[i].profile]) ||
+			    (!busy &&
+			     (buf_addc(xb, ',') ||
+			      buf_adds(xb, r->outcomes[c[i].outcome]))))
+				return e->err = -ENOMEM;
 			expo_sample_u64(e, r->ports[c[i].port].labels, xb->data,
 					c[i].n);
 		}

@@ -166,10 +166,7 @@ static void flight_pool_take(struct scrape_flights *f, size_t want,
 			k = i;
 	}
 	if (k >= 0) {
-		b->data = f->pool[k].data;
-		b->cap = f->pool[k].cap;
-		b->len = 0;
-		b->data[0] = '\0';
+		buf_adopt(b, f->pool[k].data, f->pool[k].cap);
 		f->pooled -= f->pool[k].cap;
 		f->pool[k].data = NULL;
 		f->pool[k].cap = 0;

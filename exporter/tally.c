@@ -2,6 +2,7 @@
 /* Outcome counters kept between scrapes: see tally.h. */
 #include "tally.h"
 #include "fnv.h"
+#include "vec.h"
 #include "buf.h"
 #include "expo.h"
 #include "shard.h"
@@ -22,6 +23,7 @@ struct tally_entry {
 int tally_init(struct tally *t)
 {
 	memset(t, 0, sizeof(*t));
+	hmap_init(&t->index, sizeof(uint32_t));
 	return -pthread_mutex_init(&t->lock, NULL);
 }
 
@@ -35,7 +37,7 @@ void tally_destroy(struct tally *t)
 		free(t->v[i].labels);
 	}
 	free(t->v);
-	free(t->slots);
+	hmap_free(&t->index);
 	pthread_mutex_destroy(&t->lock);
 }
 
@@ -44,29 +46,21 @@ static uint64_t tally_hash(const char *s)
 	return fnv1a_str(FNV1A_BASIS, s);
 }
 
-static int tally_rehash(struct tally *t)
+/* What tally_eq() compares an index entry with. */
+struct tally_look {
+	const struct tally *t;
+	const char *key;
+};
+
+static int tally_eq(const void *ent, const void *key)
 {
-	size_t n = t->n_slots ? t->n_slots * 2 : 256;
-	uint32_t *slots = calloc(n, sizeof(*slots));
+	const struct tally_look *l = key;
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = tally_hash(t->v[i].key) & (n - 1);
-
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->n_slots = n;
-	return 0;
+	return !strcmp(l->t->v[*(const uint32_t *)ent].key, l->key);
 }
 
-/* A new entry for @key in slot @j, its labels made from @col. */
-static int tally_new(struct tally *t, size_t j, const char *key,
-		     const char *const col[4])
+/* A new entry for @key, its labels made from @col. */
+static int tally_new(struct tally *t, const char *key, const char *const col[4])
 {
 	static const char *const names[4] = {"host", "profile", "outcome",
 					     "wc_status"};
@@ -74,15 +68,8 @@ static int tally_new(struct tally *t, size_t j, const char *key,
 	struct buf b;
 	int ret = 0;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		void *v = realloc(t->v, cap * sizeof(*t->v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (vec_grow(&t->v, &t->cap, t->n, sizeof(*t->v)))
+		return -ENOMEM;
 	buf_init(&b, 0);
 	for (int i = 0; i < 4 && !ret; i++)
 		if (i < 3 || (col[i] && *col[i]))
@@ -99,7 +86,7 @@ static int tally_new(struct tally *t, size_t j, const char *key,
 		free(e->labels);
 		return -ENOMEM;
 	}
-	t->slots[j] = (uint32_t)++t->n;
+	t->n++;
 	return 0;
 }
 
@@ -108,7 +95,8 @@ static int tally_count_row(struct tally *t, sqlite3_stmt *s)
 {
 	const char *col[4];
 	char key[1024];
-	size_t j;
+	struct tally_look l = {t, key};
+	uint32_t *e;
 
 	for (int i = 0; i < 4; i++)
 		col[i] = (const char *)sqlite3_column_text(s, 1 + i);
@@ -116,14 +104,18 @@ static int tally_count_row(struct tally *t, sqlite3_stmt *s)
 		return 0;
 	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s", col[0], col[1],
 		 col[2], col[3] ? col[3] : "");
-	if ((t->n + 1) * 2 > t->n_slots && tally_rehash(t))
-		return -ENOMEM;
-	j = tally_hash(key) & (t->n_slots - 1);
-	while (t->slots[j] && strcmp(t->v[t->slots[j] - 1].key, key))
-		j = (j + 1) & (t->n_slots - 1);
-	if (!t->slots[j] && tally_new(t, j, key, col))
-		return -ENOMEM;
-	t->v[t->slots[j] - 1].n++;
+	e = hmap_find(&t->index, tally_hash(key), tally_eq, &l);
+	if (!e) {
+		e = hmap_add(&t->index, tally_hash(key));
+		if (!e)
+			return -ENOMEM;
+		if (tally_new(t, key, col)) {
+			hmap_del(&t->index, e);
+			return -ENOMEM;
+		}
+		*e = (uint32_t)t->n - 1;
+	}
+	t->v[*e].n++;
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #ifndef IBPULSE_TALLY_H
 #define IBPULSE_TALLY_H
 
+#include "hmap.h"
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,8 +27,7 @@ struct tally {
 	int64_t last_id; /* the highest result.id counted */
 	struct tally_entry *v;
 	size_t n, cap;
-	uint32_t *slots; /* hash of keys: index + 1, 0 empty */
-	size_t n_slots;
+	struct hmap index; /* of uint32_t, an index into v, on key */
 };
 
 /* One counter as a scrape serves it; @labels belong to the tally. */

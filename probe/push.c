@@ -72,10 +72,12 @@ static int push_read_token(const char *path, char *tok, size_t size)
 static size_t push_write_cb(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct push *p = user;
+	size_t n = size * nmemb, room = buf_room(&p->resp);
 
 	/* Past the ceiling the rest is dropped: only a reason is wanted. */
-	buf_add(&p->resp, data, size * nmemb);
-	return size * nmemb;
+	if (buf_add(&p->resp, data, n < room ? n : room))
+		return 0; /* out of memory (and the response freed): abort */
+	return n;
 }
 
 static int push_headers(struct push *p, const char *token_file)

@@ -8,6 +8,7 @@
 #define IBPULSE_COLLECTOR_STORE_INT_H
 
 #include "store.h"
+#include "hmap.h"
 
 #include <sqlite3.h>
 
@@ -63,7 +64,7 @@ enum store_tsql {
 	TSQL_COUNT
 };
 
-/* One counter as the database holds it. name == NULL: empty slot. */
+/* One counter as the database holds it (an entry of cache_port.series). */
 struct cache_series {
 	const char *name; /* interned in store.names */
 	int64_t id;
@@ -75,9 +76,8 @@ struct cache_series {
 struct cache_port {
 	unsigned num;
 	int64_t id;
-	uint64_t hash;		  /* of attributes, GIDs and P_Keys */
-	struct cache_series *tab; /* open addressing on (source, name) */
-	size_t cap, n;
+	uint64_t hash;	    /* of attributes, GIDs and P_Keys */
+	struct hmap series; /* of struct cache_series, on (source, name) */
 };
 
 struct cache_device {

@@ -27,7 +27,7 @@ static void cache_port_free(struct cache_port *p)
 {
 	if (!p)
 		return;
-	free(p->tab);
+	hmap_free(&p->series);
 	free(p);
 }
 
@@ -355,6 +355,7 @@ static struct cache_port *cache_port_add(struct cache_device *d, unsigned num)
 		return NULL;
 	}
 	p->num = num;
+	hmap_init(&p->series, sizeof(struct cache_series));
 	d->ports = ports;
 	d->ports[d->n_ports++] = p;
 	return p;
@@ -362,48 +363,28 @@ static struct cache_port *cache_port_add(struct cache_device *d, unsigned num)
 
 /* ---- the per-port series table ---- */
 
-static size_t series_home(const struct cache_port *p, int source,
-			  const char *name)
+/* The key of a series: its source and its interned name's address. */
+static uint64_t series_hash(int source, const char *name)
 {
 	uint64_t k =
 		((uint64_t)(uintptr_t)name >> 3) ^ ((uint64_t)source << 58);
 
-	k *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(k >> 20) & (p->cap - 1);
+	return (k * 0x9e3779b97f4a7c15ULL) >> 20;
+}
+
+static int series_eq(const void *ent, const void *key)
+{
+	const struct cache_series *e = ent, *k = key;
+
+	return e->name == k->name && e->source == k->source;
 }
 
 static struct cache_series *series_find(struct cache_port *p, int source,
 					const char *name)
 {
-	size_t mask = p->cap - 1;
+	struct cache_series k = {.name = name, .source = source};
 
-	if (!p->cap)
-		return NULL;
-	for (size_t i = series_home(p, source, name);; i = (i + 1) & mask) {
-		struct cache_series *e = &p->tab[i];
-
-		if (!e->name || (e->name == name && e->source == source))
-			return e;
-	}
-}
-
-static int series_grow(struct cache_port *p)
-{
-	struct cache_series *old = p->tab;
-	size_t old_cap = p->cap;
-
-	p->cap = old_cap ? old_cap * 2 : 64;
-	p->tab = calloc(p->cap, sizeof(*p->tab));
-	if (!p->tab) {
-		p->tab = old;
-		p->cap = old_cap;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].name)
-			*series_find(p, old[i].source, old[i].name) = old[i];
-	free(old);
-	return 0;
+	return hmap_find(&p->series, series_hash(source, name), series_eq, &k);
 }
 
 /* Cache one series; @name must be interned. */
@@ -411,15 +392,15 @@ static int series_add(struct store *st, struct cache_port *p, int source,
 		      const char *name, int64_t id, uint64_t value,
 		      double hist_ts)
 {
+	struct cache_series k = {.name = name, .source = source};
 	struct cache_series *e;
+	int added;
 
-	if ((p->n + 1) * 4 > p->cap * 3 && series_grow(p))
+	e = hmap_put(&p->series, series_hash(source, name), series_eq, &k,
+		     &added);
+	if (!e)
 		return -ENOMEM;
-	e = series_find(p, source, name);
-	if (!e->name) {
-		p->n++;
-		st->n_series++;
-	}
+	st->n_series += (size_t)added;
 	e->name = name;
 	e->source = source;
 	e->id = id;
@@ -537,7 +518,7 @@ static int put_counter(struct store *st, struct cache_port *p, int source,
 	if (!name)
 		return -ENOMEM;
 	e = series_find(p, source, name);
-	if (!e || !e->name)
+	if (!e)
 		return put_new_series(st, p, source, name, c, now, stats);
 	if (e->value != c->value) {
 		s = store_stmt(st, SQL_SERIES_UPD);

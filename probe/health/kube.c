@@ -125,9 +125,12 @@ static int kube_auth(const struct kube *k, char *hdr, size_t len)
 
 static size_t kube_write_cb(char *data, size_t size, size_t nmemb, void *user)
 {
+	size_t n = size * nmemb, room = buf_room(user);
+
 	/* past the ceiling the rest is dropped (and the JSON is refused) */
-	buf_add(user, data, size * nmemb);
-	return size * nmemb;
+	if (buf_add(user, data, n < room ? n : room))
+		return 0; /* out of memory (and the answer freed): abort */
+	return n;
 }
 
 /*

@@ -24,20 +24,74 @@ static void test_grow_and_terminate(void **state)
 	buf_free(&b);
 }
 
-static void test_ceiling_leaves_buffer_intact(void **state)
+/* Freed, empty and valid, its ceiling kept (curl's dynbuf contract). */
+static void assert_failed_empty(const struct buf *b, size_t max)
+{
+	assert_null(b->data);
+	assert_int_equal(b->len, 0);
+	assert_int_equal(b->cap, 0);
+	assert_int_equal(b->max, max);
+}
+
+/* Every way an append fails frees the buffer, which then works again. */
+static void test_failure_frees(void **state)
 {
 	struct buf b;
 
+	(void)state;
 	buf_init(&b, 10);
 	assert_int_equal(buf_adds(&b, "12345678"), 0);
+	assert_int_equal(buf_room(&b), 2);
 	assert_int_equal(buf_adds(&b, "abc"), -E2BIG);
-	assert_int_equal(buf_printf(&b, "%s", "xyz"), -E2BIG);
-	assert_string_equal(b.data, "12345678");
-	assert_int_equal(b.len, 8);
+	assert_failed_empty(&b, 10);
+	assert_int_equal(buf_adds(&b, "12345678"), 0);
+	assert_int_equal(buf_printf(&b, "%s", "xyz"), -E2BIG); /* in cap */
+	assert_failed_empty(&b, 10);
+	assert_int_equal(buf_printf(&b, "%s", "0123456789A"), -E2BIG);
+	assert_failed_empty(&b, 10);
+	assert_int_equal(buf_adds(&b, "12345678"), 0);
 	assert_int_equal(buf_addc(&b, '9'), 0);
 	assert_int_equal(buf_addc(&b, '0'), 0);
-	assert_int_equal(buf_addc(&b, '!'), -E2BIG);
 	assert_string_equal(b.data, "1234567890");
+	assert_int_equal(buf_room(&b), 0);
+	assert_int_equal(buf_addc(&b, '!'), -E2BIG);
+	assert_failed_empty(&b, 10);
+	assert_int_equal(buf_adds(&b, "ok"), 0);
+	assert_int_equal(buf_reserve(&b, 9), -E2BIG);
+	assert_failed_empty(&b, 10);
+	buf_free(&b);
+	/* no ceiling: a length no machine can hold (refused before malloc,
+	 * as a sanitizer build aborts on such a request) */
+	buf_init(&b, 0);
+	assert_int_equal(buf_adds(&b, "abc"), 0);
+	assert_int_equal(buf_add(&b, "x", SIZE_MAX - 2), -E2BIG);
+	assert_failed_empty(&b, 0);
+	assert_int_equal(buf_adds(&b, "abc"), 0);
+	assert_int_equal(buf_reserve(&b, SIZE_MAX - 3), -E2BIG);
+	assert_failed_empty(&b, 0);
+	assert_int_equal(buf_adds(&b, "after"), 0);
+	assert_string_equal(b.data, "after");
+	buf_free(&b);
+}
+
+/* A pooled allocation taken as the empty content. */
+static void test_adopt(void **state)
+{
+	struct buf b;
+	char *p = malloc(64);
+
+	(void)state;
+	assert_non_null(p);
+	memset(p, 'x', 64);
+	buf_init(&b, 0);
+	assert_int_equal(buf_adds(&b, "old"), 0);
+	buf_adopt(&b, p, 64);
+	assert_ptr_equal(b.data, p);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.data, "");
+	assert_int_equal(buf_adds(&b, "new"), 0);
+	assert_ptr_equal(b.data, p); /* fits: no realloc */
+	assert_string_equal(b.data, "new");
 	buf_free(&b);
 }
 
@@ -106,7 +160,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grow_and_terminate),
-		cmocka_unit_test(test_ceiling_leaves_buffer_intact),
+		cmocka_unit_test(test_failure_frees),
+		cmocka_unit_test(test_adopt),
 		cmocka_unit_test(test_printf_large),
 		cmocka_unit_test(test_steal_and_reset),
 		cmocka_unit_test(test_setlen),
