@@ -485,6 +485,7 @@ static int res_sort_names(const char **list, size_t n, uint32_t **map)
 static int res_canonical(struct results *r)
 {
 	uint32_t *pm = NULL, *om = NULL;
+	struct res_slot *sl;
 	int ret = res_sort_names(r->profiles, r->n_profiles, &pm);
 
 	if (!ret)
@@ -493,12 +494,10 @@ static int res_canonical(struct results *r)
 		r->rows[i].profile = pm[r->rows[i].profile];
 		r->rows[i].outcome = om[r->rows[i].outcome];
 	}
-	for (size_t i = 0; !ret && i < r->n_slots; i++) {
-		struct res_slot *sl = &r->slots[i];
-
-		if (sl->index != RES_NONE && sl->kind == 'f')
+	for (size_t i = 0; !ret && (sl = hmap_next(&r->index, &i));) {
+		if (sl->kind == 'f')
 			sl->index = pm[sl->index];
-		else if (sl->index != RES_NONE && sl->kind == 'o')
+		else if (sl->kind == 'o')
 			sl->index = om[sl->index];
 	}
 	free(pm);
