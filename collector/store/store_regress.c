@@ -200,14 +200,14 @@ struct rrow {
 
 static void bind_link(sqlite3_stmt *s, const struct rlink *l)
 {
-	store_bind_text(s, 1, l->host);
-	store_bind_text(s, 2, l->t->local_device);
+	sql_bind_text(s, 1, l->host);
+	sql_bind_text(s, 2, l->t->local_device);
 	sqlite3_bind_int64(s, 3, l->t->local_port);
-	store_bind_text(s, 4, l->t->peer_host);
-	store_bind_text(s, 5, l->t->peer_device);
+	sql_bind_text(s, 4, l->t->peer_host);
+	sql_bind_text(s, 5, l->t->peer_device);
 	sqlite3_bind_int64(s, 6, l->t->peer_port);
-	store_bind_text(s, 7, l->t->profile);
-	store_bind_text(s, 8, baseline_metric_name(l->metric));
+	sql_bind_text(s, 7, l->t->profile);
+	sql_bind_text(s, 8, baseline_metric_name(l->metric));
 }
 
 static int link_load(struct store *st, struct rlink *l, double now)
@@ -217,7 +217,7 @@ static int link_load(struct store *st, struct rlink *l, double now)
 	int rc;
 
 	bind_link(s, l);
-	store_bind_text(s, 9, rg->group_label);
+	sql_bind_text(s, 9, rg->group_label);
 	sqlite3_bind_double(s, 10, now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
@@ -283,11 +283,11 @@ static int port_base(struct store *st, const struct rlink *l, int end,
 	sqlite3_stmt *s = regress_stmt(rg, RSQL_PORT_BL_GET);
 	int rc, have = 0;
 
-	store_bind_text(s, 1, end ? l->t->peer_host : l->host);
-	store_bind_text(s, 2, end ? l->t->peer_device : l->t->local_device);
+	sql_bind_text(s, 1, end ? l->t->peer_host : l->host);
+	sql_bind_text(s, 2, end ? l->t->peer_device : l->t->local_device);
 	sqlite3_bind_int64(s, 3, end ? l->t->peer_port : l->t->local_port);
-	store_bind_text(s, 4, l->t->profile);
-	store_bind_text(s, 5, baseline_metric_name(l->metric));
+	sql_bind_text(s, 4, l->t->profile);
+	sql_bind_text(s, 5, baseline_metric_name(l->metric));
 	sqlite3_bind_double(s, 6, now - rg->window);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
@@ -348,8 +348,8 @@ static int expected_end_of(struct store *st, const char *host,
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_PORT_INFO);
 	int rc, ret = -ENODATA;
 
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, device);
+	sql_bind_text(s, 1, host);
+	sql_bind_text(s, 2, device);
 	sqlite3_bind_int64(s, 3, port);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
@@ -516,7 +516,7 @@ static int reg_open(struct store *st, struct rjob *j, double now)
 	sqlite3_bind_double(s, 10, j->l.t->started);
 	sqlite3_bind_double(s, 11, j->b.b.median);
 	sqlite3_bind_double(s, 12, j->b.threshold);
-	store_bind_text(s, 13, j->b.source);
+	sql_bind_text(s, 13, j->b.source);
 	sqlite3_bind_double(s, 14, fig.median);
 	sqlite3_bind_double(s, 15, worst);
 	sqlite3_bind_double(s, 16, j->l.value);
@@ -530,8 +530,8 @@ static int reg_open(struct store *st, struct rjob *j, double now)
 	if (rc != SQLITE_ROW)
 		return store_err(st, rc, "regression");
 	s = regress_stmt(rg, RSQL_COUNT_BUMP);
-	store_bind_text(s, 1, j->l.t->profile);
-	store_bind_text(s, 2, baseline_metric_name(j->l.metric));
+	sql_bind_text(s, 1, j->l.t->profile);
+	sql_bind_text(s, 2, baseline_metric_name(j->l.metric));
 	return store_done(st, s, "regression_count");
 }
 
@@ -542,7 +542,7 @@ static int reg_close(struct store *st, struct rjob *j, const char *reason,
 
 	sqlite3_bind_int64(s, 1, j->l.reg);
 	sqlite3_bind_double(s, 2, j->l.t->started);
-	store_bind_text(s, 3, reason);
+	sql_bind_text(s, 3, reason);
 	sqlite3_bind_double(s, 4, now);
 	j->l.reg = 0;
 	j->l.window_from = j->l.t->started;
@@ -643,11 +643,11 @@ static int port_pool(struct store *st, const struct rlink *l, int end,
 	size_t n = 0;
 	int rc;
 
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, dev);
+	sql_bind_text(s, 1, host);
+	sql_bind_text(s, 2, dev);
 	sqlite3_bind_int64(s, 3, port);
-	store_bind_text(s, 4, l->t->profile);
-	store_bind_text(s, 5, metric);
+	sql_bind_text(s, 4, l->t->profile);
+	sql_bind_text(s, 5, metric);
 	sqlite3_bind_double(s, 6, from);
 	sqlite3_bind_int64(s, 7, (sqlite3_int64)cap);
 	while (n < cap && (rc = sqlite3_step(s)) == SQLITE_ROW)
@@ -660,11 +660,11 @@ static int port_pool(struct store *st, const struct rlink *l, int end,
 	if (n < (size_t)rg->o.min_results || baseline_compute(v, n, &b))
 		b.median = b.spread = NAN;
 	s = regress_stmt(rg, RSQL_PORT_BL_UPSERT);
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, dev);
+	sql_bind_text(s, 1, host);
+	sql_bind_text(s, 2, dev);
 	sqlite3_bind_int64(s, 3, port);
-	store_bind_text(s, 4, l->t->profile);
-	store_bind_text(s, 5, metric);
+	sql_bind_text(s, 4, l->t->profile);
+	sql_bind_text(s, 5, metric);
 	regress_bind_real(s, 6, b.median);
 	regress_bind_real(s, 7, b.spread);
 	sqlite3_bind_int64(s, 8, (sqlite3_int64)n);
@@ -739,7 +739,7 @@ static int link_save(struct store *st, struct rjob *j, double now)
 		sqlite3_bind_double(s, 2, b.b.median);
 		regress_bind_real(s, 3, b.b.spread);
 		sqlite3_bind_double(s, 4, b.threshold);
-		store_bind_text(s, 5, source);
+		sql_bind_text(s, 5, source);
 	}
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)j->n);
 	sqlite3_bind_int(s, 7, j->bad >= 0);
@@ -751,7 +751,7 @@ static int link_save(struct store *st, struct rjob *j, double now)
 	sqlite3_bind_double(s, 12, j->l.window_from);
 	if (j->have_f) {
 		sqlite3_bind_double(s, 13, j->f.value);
-		store_bind_text(s, 14, j->f.limit);
+		sql_bind_text(s, 14, j->f.limit);
 		sqlite3_bind_double(s, 15, j->l.value / j->f.value);
 	}
 	regress_bind_real(s, 16, j->l.under_since);

@@ -60,7 +60,7 @@ int store_regress_retire(struct store *st, const char *host, double now,
 	for (size_t i = 0; !ret && i < sizeof(del) / sizeof(*del); i++) {
 		sqlite3_stmt *s = regress_stmt(rg, del[i]);
 
-		store_bind_text(s, 1, host);
+		sql_bind_text(s, 1, host);
 		ret = store_done(st, s, "retire baselines");
 		if (!ret)
 			*changes += (size_t)sqlite3_changes(st->db);
