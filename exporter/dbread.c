@@ -6,6 +6,7 @@
  */
 #include "dbread.h"
 #include "dbsettings.h"
+#include "sqlname.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,11 +74,10 @@ int dbread_has_table(sqlite3 *db, const char *name)
 	sqlite3_stmt *s;
 	int yes;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 1 FROM sqlite_master WHERE name = ?1",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sql_prepare(db, "SELECT 1 FROM sqlite_master WHERE name = :name", 0,
+			&s) != SQLITE_OK)
 		return 0;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sql_name_text(s, ":name", name);
 	yes = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
 	return yes;
@@ -157,13 +157,13 @@ int dbread_each(sqlite3 *db, const char *sql, const char *what,
 	sqlite3_stmt *s;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	rc = sql_prepare(db, sql, 0, &s);
 	if (rc != SQLITE_OK)
 		return dbread_err(db, rc, what, err, errlen);
 	if (arg && arg->text)
-		sqlite3_bind_text(s, 1, arg->text, -1, SQLITE_STATIC);
+		sql_name_text(s, arg->name, arg->text);
 	else if (arg)
-		sqlite3_bind_double(s, 1, arg->real);
+		sql_name_real(s, arg->name, arg->real);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = fn(ctx, s);
 	if (!ret && rc != SQLITE_DONE)
@@ -181,15 +181,15 @@ int dbread_pages(sqlite3 *db, const struct dbread_pages *q, dbread_row_fn fn,
 	sqlite3_stmt *s;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(db, q->sql, -1, &s, NULL);
+	rc = sql_prepare(db, q->sql, 0, &s);
 	if (rc != SQLITE_OK)
 		return dbread_err(db, rc, q->what, err, errlen);
 	while (!ret && n == chunk) {
-		sqlite3_bind_double(s, 1, after);
-		sqlite3_bind_int64(s, 2, after_id);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)chunk);
+		sql_name_real(s, ":after_time", after);
+		sql_name_int(s, ":after_id", after_id);
+		sql_name_int(s, ":limit", (sqlite3_int64)chunk);
 		if (q->arg4)
-			sqlite3_bind_double(s, 4, q->arg4->real);
+			sql_name_real(s, q->arg4->name, q->arg4->real);
 		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
 			after_id = sqlite3_column_int64(s, 0);
 			after = sqlite3_column_double(s, q->time_col);

@@ -59,8 +59,9 @@ struct dbread_shared {
 int dbread_shared(sqlite3 *db, struct dbread_shared *out, char *err,
 		  size_t errlen);
 
-/* ?1 of a statement: @text when set, else @real. */
+/* Parameter @name (":since") of a statement: @text when set, else @real. */
 struct dbread_arg {
+	const char *name;
 	const char *text;
 	double real;
 };
@@ -69,7 +70,7 @@ struct dbread_arg {
 typedef int (*dbread_row_fn)(void *ctx, sqlite3_stmt *s);
 
 /*
- * dbread_each() - run @sql (?1 bound to @arg; NULL: nothing bound) and
+ * dbread_each() - run @sql (@arg bound; NULL: nothing bound) and
  * hand each row to @fn(@ctx). Returns 0, @fn's error, or -EIO with
  * "@what: ..." in @err.
  */
@@ -78,10 +79,10 @@ int dbread_each(sqlite3 *db, const char *sql, const char *what,
 		char *err, size_t errlen);
 
 /*
- * A keyset walk in pages (dbread_pages()): @sql takes ?1 and ?2, the
- * (time, id) key of the last row seen, and ?3 the page size, and orders by
- * that key; ?4 is @arg4->real when @arg4 is set. Column 0 of a row is its
- * id, column @time_col its time.
+ * A keyset walk in pages (dbread_pages()): @sql takes :after_time and
+ * :after_id, the (time, id) key of the last row seen, and :limit the page
+ * size, and orders by that key; @arg4 is bound when set. Column 0 of a row is
+ * its id, column @time_col its time.
  */
 struct dbread_pages {
 	const char *sql, *what;

@@ -165,8 +165,8 @@ static int link_cb(void *ctx, sqlite3_stmt *s)
 static int read_recent(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 {
 	static const char sql[] = LINK_SELECT
-		"WHERE (last_started, id) > (?1, ?2) ORDER BY last_started, "
-		"id LIMIT ?3";
+		"WHERE (last_started, id) > (:after_time, :after_id) "
+		"ORDER BY last_started, id LIMIT :limit";
 	struct dbread_pages q = {
 		.sql = sql,
 		.what = "link_state",
@@ -200,11 +200,12 @@ static int cmp_seq(const void *a, const void *b)
 static int read_links(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 {
 	static const char old_open[] = LINK_SELECT
-		"WHERE regression_id IS NOT NULL AND last_started <= ?1";
+		"WHERE regression_id IS NOT NULL AND last_started <= :since";
 	static const char old_under[] = LINK_SELECT
 		"WHERE under_since IS NOT NULL AND regression_id IS NULL AND "
-		"last_started <= ?1";
-	struct dbread_arg since = {.real = r->o.now - r->o.period};
+		"last_started <= :since";
+	struct dbread_arg since = {.name = ":since",
+				   .real = r->o.now - r->o.period};
 	int ret = read_recent(db, r, err, errlen);
 
 	if (!ret)

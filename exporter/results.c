@@ -298,7 +298,8 @@ static int read_registry(sqlite3 *db, struct results *r, char *err,
 	static const char host_sql[] = "SELECT name, last_report FROM host";
 	static const char probe_sql[] =
 		"SELECT p.host, p.registered, l.value FROM probe p"
-		" LEFT JOIN probe_label l ON l.probe_id = p.id AND l.key = ?1";
+		" LEFT JOIN probe_label l ON l.probe_id = p.id AND l.key = "
+		":group";
 	static const char pause_sql[] = "SELECT host, paused FROM host_pause";
 	static const char dropped_sql[] =
 		"SELECT host, spool_full, expired FROM probe_dropped";
@@ -306,7 +307,7 @@ static int read_registry(sqlite3 *db, struct results *r, char *err,
 		"SELECT p.host, pp.device, pp.port, pp.state FROM probe_port pp"
 		" JOIN probe p ON p.id = pp.probe_id"
 		" ORDER BY pp.probe_id, pp.device, pp.port";
-	struct dbread_arg group = {.text = r->o.group_label};
+	struct dbread_arg group = {.name = ":group", .text = r->o.group_label};
 	int ret;
 
 	ret = dbread_each(db, host_sql, host_sql, NULL, host_row, r, err,
@@ -423,9 +424,11 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 		"SELECT id, started, host, local_device, local_port, peer_host,"
 		" peer_device, peer_port, profile, outcome, wc_status, "
 		"busy" TESTAPI_FIG_SQL_COLUMNS " FROM result"
-		" WHERE (started, id) > (?1, ?2) AND started <= ?4"
-		" ORDER BY started, id LIMIT ?3";
-	struct dbread_arg ahead = {.real = r->o.now + r->o.max_ahead};
+		" WHERE (started, id) > (:after_time, :after_id)"
+		" AND started <= :ahead"
+		" ORDER BY started, id LIMIT :limit";
+	struct dbread_arg ahead = {.name = ":ahead",
+				   .real = r->o.now + r->o.max_ahead};
 	struct dbread_pages q = {
 		.sql = sql,
 		.what = "result",

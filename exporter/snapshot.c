@@ -14,6 +14,7 @@
 #include "health_snap.h"
 #include "fnv.h"
 #include "shard.h"
+#include "sqlname.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -164,8 +165,8 @@ static int pkey_row(void *ctx, sqlite3_stmt *s)
 	" port_guid, netdev FROM port "
 #define GID_COLS "SELECT port_id, idx, gid, type, netdev FROM port_gid "
 #define PKEY_COLS "SELECT port_id, idx, pkey FROM port_pkey "
-#define BY_HOST "WHERE host_id IN (SELECT value FROM json_each(?1)) "
-#define BY_PORT "WHERE port_id IN (SELECT value FROM json_each(?1)) "
+#define BY_HOST "WHERE host_id IN (SELECT value FROM json_each(:ids)) "
+#define BY_PORT "WHERE port_id IN (SELECT value FROM json_each(:ids)) "
 
 static int read_hosts(sqlite3 *db, struct snap_read *rd, char *err,
 		      size_t errlen)
@@ -228,7 +229,7 @@ static int read_objects(sqlite3 *db, struct snap_read *rd, char *err,
 	if (!rd->n_read)
 		return 0;
 	for (size_t i = 0; !ret && i < sizeof(t) / sizeof(t[0]); i++) {
-		struct dbread_arg ids = {0};
+		struct dbread_arg ids = {.name = ":ids"};
 
 		if (some && (ret = id_list(rd, t[i].by_port)))
 			break;
@@ -281,13 +282,13 @@ static int read_series_ports(sqlite3 *db, sqlite3_stmt *s, struct msnap *m,
 			     size_t errlen)
 {
 	size_t start = m->n_rows, p = *next;
-	int rc, ret = 0;
+	int rc, ret = 0, port_id = sql_param(s, ":port_id");
 
 	rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return dbread_err(db, rc, "series", err, errlen);
 	for (; p < m->n_ports && !ret && m->n_rows - start < chunk; p++) {
-		sqlite3_bind_int64(s, 1, m->ports[p].id);
+		sqlite3_bind_int64(s, port_id, m->ports[p].id);
 		while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 			ret = row_add(m, p, s, 0);
 		if (!ret && rc != SQLITE_DONE)
@@ -315,8 +316,8 @@ static int read_series_scan(sqlite3 *db, sqlite3_stmt *s, struct msnap *m,
 	size_t n = 0;
 	int rc, ret = 0;
 
-	sqlite3_bind_int64(s, 1, *after);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)chunk);
+	sql_name_int(s, ":after", *after);
+	sql_name_int(s, ":limit", (sqlite3_int64)chunk);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 1);
 
@@ -339,17 +340,17 @@ static int read_series_scan(sqlite3 *db, sqlite3_stmt *s, struct msnap *m,
 static int read_series(sqlite3 *db, struct msnap *m, size_t chunk, int scan,
 		       char *err, size_t errlen)
 {
-	static const char port_sql[] =
-		"SELECT source, name, value FROM series WHERE port_id = ?";
+	static const char port_sql[] = "SELECT source, name, value FROM series "
+				       "WHERE port_id = :port_id";
 	static const char scan_sql[] =
 		"SELECT id, port_id, source, name, value FROM series"
-		" WHERE id > ? ORDER BY id LIMIT ?";
+		" WHERE id > :after ORDER BY id LIMIT :limit";
 	sqlite3_stmt *s;
 	int64_t after = 0;
 	size_t next = 0;
 	int rc, ret = 0, done = 0;
 
-	rc = sqlite3_prepare_v2(db, scan ? scan_sql : port_sql, -1, &s, NULL);
+	rc = sql_prepare(db, scan ? scan_sql : port_sql, 0, &s);
 	if (rc != SQLITE_OK)
 		return dbread_err(db, rc, "series", err, errlen);
 	if (!chunk)

@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "expo.h"
 #include "shard.h"
+#include "sqlname.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -152,7 +153,7 @@ static int tally_read(struct tally *t, sqlite3 *db, size_t chunk, char *err,
 {
 	static const char sql[] =
 		"SELECT id, host, profile, outcome, wc_status FROM result"
-		" WHERE id > ?1 ORDER BY id LIMIT ?2";
+		" WHERE id > :after ORDER BY id LIMIT :limit";
 	sqlite3_stmt *s;
 	size_t n = chunk;
 	int rc, ret;
@@ -160,12 +161,12 @@ static int tally_read(struct tally *t, sqlite3 *db, size_t chunk, char *err,
 	ret = tally_check_reset(t, db, err, errlen);
 	if (ret)
 		return ret;
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	rc = sql_prepare(db, sql, 0, &s);
 	if (rc != SQLITE_OK)
 		return tally_sql_err(db, rc, err, errlen);
 	while (!ret && n == chunk) {
-		sqlite3_bind_int64(s, 1, t->last_id);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)chunk);
+		sql_name_int(s, ":after", t->last_id);
+		sql_name_int(s, ":limit", (sqlite3_int64)chunk);
 		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
 			ret = tally_count_row(t, s);
 			if (!ret)

@@ -24,64 +24,81 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* clang-format off */
 static const char *const store_sql_text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
 	[SQL_HOST_UPSERT] =
-		"INSERT INTO host (name, first_seen, last_report, "
-		"probe_timestamp, probe_version) VALUES (?1, ?2, ?2, ?3, "
-		"?4) ON CONFLICT (name) DO UPDATE SET last_report = "
-		"excluded.last_report, probe_timestamp = "
-		"excluded.probe_timestamp, probe_version = "
-		"excluded.probe_version RETURNING id",
+		"INSERT INTO host (name, first_seen, last_report, probe_timestamp, "
+		"probe_version) "
+		"VALUES (:name, :now, :now, :probe_timestamp, :probe_version) "
+		"ON CONFLICT (name) DO UPDATE SET last_report = excluded.last_report, "
+		"probe_timestamp = excluded.probe_timestamp, "
+		"probe_version = excluded.probe_version "
+		"RETURNING id",
 	[SQL_DEVICE_UPSERT] =
-		"INSERT INTO device (host_id, name, node_guid, "
-		"sys_image_guid, fw_ver, hca_type, board_id, node_desc, "
-		"numa_node, netdevs, pcie_address, pcie_cur_speed_gts, "
-		"pcie_max_speed_gts, pcie_cur_width, pcie_max_width, "
-		"aer_correctable, aer_nonfatal, aer_fatal, updated) VALUES "
-		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-		"?14, ?15, ?16, ?17, ?18, ?19) ON CONFLICT (host_id, name) "
-		"DO UPDATE SET node_guid = ?3, sys_image_guid = ?4, fw_ver "
-		"= ?5, hca_type = ?6, board_id = ?7, node_desc = ?8, "
-		"numa_node = ?9, netdevs = ?10, pcie_address = ?11, "
-		"pcie_cur_speed_gts = ?12, pcie_max_speed_gts = ?13, "
-		"pcie_cur_width = ?14, pcie_max_width = ?15, "
-		"aer_correctable = ?16, aer_nonfatal = ?17, aer_fatal = "
-		"?18, updated = ?19 RETURNING id",
+		"INSERT INTO device (host_id, name, node_guid, sys_image_guid, fw_ver, "
+		"hca_type, board_id, node_desc, numa_node, netdevs, pcie_address, "
+		"pcie_cur_speed_gts, pcie_max_speed_gts, pcie_cur_width, pcie_max_width, "
+		"aer_correctable, aer_nonfatal, aer_fatal, updated) "
+		"VALUES (:host_id, :name, :node_guid, :sys_image_guid, :fw_ver, "
+		":hca_type, :board_id, :node_desc, :numa_node, :netdevs, :pcie_address, "
+		":pcie_cur_speed_gts, :pcie_max_speed_gts, :pcie_cur_width, "
+		":pcie_max_width, :aer_correctable, :aer_nonfatal, :aer_fatal, :updated) "
+		"ON CONFLICT (host_id, name) DO UPDATE SET node_guid = :node_guid, "
+		"sys_image_guid = :sys_image_guid, fw_ver = :fw_ver, "
+		"hca_type = :hca_type, board_id = :board_id, node_desc = :node_desc, "
+		"numa_node = :numa_node, netdevs = :netdevs, "
+		"pcie_address = :pcie_address, "
+		"pcie_cur_speed_gts = :pcie_cur_speed_gts, "
+		"pcie_max_speed_gts = :pcie_max_speed_gts, "
+		"pcie_cur_width = :pcie_cur_width, pcie_max_width = :pcie_max_width, "
+		"aer_correctable = :aer_correctable, aer_nonfatal = :aer_nonfatal, "
+		"aer_fatal = :aer_fatal, updated = :updated "
+		"RETURNING id",
 	[SQL_PORT_UPSERT] =
-		"INSERT INTO port (host_id, device_id, port, state, "
-		"phys_state, rate_bytes, link_layer, lid, sm_lid, lmc, "
-		"cap_mask, port_guid, netdev, updated) VALUES (?1, ?2, ?3, "
-		"?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON "
-		"CONFLICT (device_id, port) DO UPDATE SET state = ?4, "
-		"phys_state = ?5, rate_bytes = ?6, link_layer = ?7, lid = "
-		"?8, sm_lid = ?9, lmc = ?10, cap_mask = ?11, port_guid = "
-		"?12, netdev = ?13, updated = ?14 RETURNING id",
-	[SQL_GID_DEL] = "DELETE FROM port_gid WHERE port_id = ?1",
+		"INSERT INTO port (host_id, device_id, port, state, phys_state, "
+		"rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask, port_guid, netdev, "
+		"updated) "
+		"VALUES (:host_id, :device_id, :port, :state, :phys_state, :rate_bytes, "
+		":link_layer, :lid, :sm_lid, :lmc, :cap_mask, :port_guid, :netdev, "
+		":updated) "
+		"ON CONFLICT (device_id, port) DO UPDATE SET state = :state, "
+		"phys_state = :phys_state, rate_bytes = :rate_bytes, "
+		"link_layer = :link_layer, lid = :lid, sm_lid = :sm_lid, lmc = :lmc, "
+		"cap_mask = :cap_mask, port_guid = :port_guid, netdev = :netdev, "
+		"updated = :updated "
+		"RETURNING id",
+	[SQL_GID_DEL] = "DELETE FROM port_gid WHERE port_id = :port_id",
 	[SQL_GID_INS] =
 		"INSERT INTO port_gid (port_id, idx, gid, type, netdev) "
-		"VALUES (?1, ?2, ?3, ?4, ?5)",
-	[SQL_PKEY_DEL] = "DELETE FROM port_pkey WHERE port_id = ?1",
-	[SQL_PKEY_INS] = "INSERT INTO port_pkey (port_id, idx, pkey) "
-			 "VALUES (?1, ?2, ?3)",
-	[SQL_SERIES_LOAD] = "SELECT id, source, name, value FROM series "
-			    "WHERE port_id = ?1",
+		"VALUES (:port_id, :idx, :gid, :type, :netdev)",
+	[SQL_PKEY_DEL] = "DELETE FROM port_pkey WHERE port_id = :port_id",
+	[SQL_PKEY_INS] =
+		"INSERT INTO port_pkey (port_id, idx, pkey) "
+		"VALUES (:port_id, :idx, :pkey)",
+	[SQL_SERIES_LOAD] =
+		"SELECT id, source, name, value FROM series "
+		"WHERE port_id = :port_id",
 	[SQL_SERIES_INS] =
 		"INSERT INTO series (port_id, source, name, value, changed) "
-		"VALUES (?1, ?2, ?3, ?4, ?5)",
+		"VALUES (:port_id, :source, :name, :value, :changed)",
 	[SQL_SERIES_UPD] =
-		"UPDATE series SET value = ?2, changed = ?3 WHERE id = ?1",
-	[SQL_SAMPLE_INS] = "INSERT INTO sample (series_id, ts, value) "
-			   "VALUES (?1, ?2, ?3)",
-	[SQL_HOST_DEL] = "DELETE FROM host WHERE name = ?1",
+		"UPDATE series SET value = :value, changed = :changed "
+		"WHERE id = :id",
+	[SQL_SAMPLE_INS] =
+		"INSERT INTO sample (series_id, ts, value) "
+		"VALUES (:series_id, :ts, :value)",
+	[SQL_HOST_DEL] = "DELETE FROM host WHERE name = :name",
 	[SQL_PRUNE_HEAD] = "SELECT ts FROM sample ORDER BY rowid LIMIT 1",
 	[SQL_PRUNE_DEL] =
-		"DELETE FROM sample WHERE rowid IN (SELECT rowid FROM "
-		"sample ORDER BY rowid LIMIT ?1) AND ts < ?2",
+		"DELETE FROM sample "
+		"WHERE rowid IN (SELECT rowid FROM sample ORDER BY rowid LIMIT :batch) "
+		"AND ts < :cutoff",
 	[SQL_DATA_VERSION] = "PRAGMA data_version",
 };
+/* clang-format on */
 
 int store_err(struct store *st, int rc, const char *what)
 {
@@ -123,41 +140,6 @@ int store_done(struct store *st, sqlite3_stmt *s, const char *what)
 
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? 0 : store_err(st, rc, what);
-}
-
-void store_bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-int store_param(sqlite3_stmt *s, const char *name)
-{
-	int i = sqlite3_bind_parameter_index(s, name);
-
-	if (!i)
-		log_err("store: no parameter %s in: %s", name, sqlite3_sql(s));
-	return i;
-}
-
-void store_name_text(sqlite3_stmt *s, const char *name, const char *v)
-{
-	store_bind_text(s, store_param(s, name), v);
-}
-
-void store_name_int(sqlite3_stmt *s, const char *name, int64_t v)
-{
-	sqlite3_bind_int64(s, store_param(s, name), v);
-}
-
-void store_name_real(sqlite3_stmt *s, const char *name, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, store_param(s, name));
-	else
-		sqlite3_bind_double(s, store_param(s, name), v);
 }
 
 /* Run a statement that returns no rows (or whose rows are ignored). */
@@ -215,14 +197,13 @@ static int store_check_wal(struct store *st)
 static int store_prepare(struct store *st)
 {
 	for (int i = 0; i < SQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, store_sql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &st->sql[i], NULL);
+		int rc = sql_prepare(st->db, store_sql_text[i],
+				     SQLITE_PREPARE_PERSISTENT, &st->sql[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, store_sql_text[i]);
 	}
-	return 0;
+	return store_put_params(st);
 }
 
 static int store_paths(struct store *st, const char *path)
@@ -236,6 +217,12 @@ static int store_paths(struct store *st, const char *path)
 	snprintf(st->wal_path, len, "%s-wal", path);
 	return 0;
 }
+
+/* clang-format off */
+static const char store_setting_sql[] =
+	"INSERT INTO setting (key, value) VALUES (:key, :value) "
+	"ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+/* clang-format on */
 
 /*
  * The settings the exporter must use as the collector does
@@ -257,16 +244,11 @@ static int store_settings_write(struct store *st)
 	snprintf(ahead, sizeof(ahead), "%.17g", o->results_max_ahead);
 	rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(st->db,
-					"INSERT INTO setting (key, value) "
-					"VALUES (:key, :value) ON CONFLICT "
-					"(key) DO UPDATE SET value = "
-					"excluded.value",
-					-1, &s, NULL);
+		rc = sql_prepare(st->db, store_setting_sql, 0, &s);
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(kv) / sizeof(*kv);
 	     i++) {
-		sqlite3_bind_text(s, 1, kv[i][0], -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, kv[i][1], -1, SQLITE_STATIC);
+		sql_name_text(s, ":key", kv[i][0]);
+		sql_name_text(s, ":value", kv[i][1]);
 		rc = sqlite3_step(s);
 		rc = rc == SQLITE_DONE ? sqlite3_reset(s) : rc;
 	}
@@ -441,7 +423,7 @@ int store_retire(struct store *st, const char *host)
 	size_t tests = 0, regress = 0;
 	int rc, ret;
 
-	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":name", host);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -478,8 +460,8 @@ static int store_prune_step(struct store *st, double cutoff, size_t *deleted)
 	if (head >= cutoff)
 		return 0;
 	s = store_stmt(st, SQL_PRUNE_DEL);
-	sqlite3_bind_int64(s, 1, st->opts.prune_batch);
-	sqlite3_bind_double(s, 2, cutoff);
+	sql_name_int(s, ":batch", st->opts.prune_batch);
+	sql_name_real(s, ":cutoff", cutoff);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)

@@ -9,11 +9,13 @@
 
 #include <errno.h>
 
+/* clang-format off */
 static const char *const change_sql[2] = {
 	"UPDATE change_seq SET seq = seq + 1 RETURNING seq",
-	"INSERT INTO host_change (host_id, seq) VALUES (?1, ?2) ON CONFLICT "
-	"(host_id) DO UPDATE SET seq = excluded.seq",
+	"INSERT INTO host_change (host_id, seq) VALUES (:host_id, :seq) "
+	"ON CONFLICT (host_id) DO UPDATE SET seq = excluded.seq",
 };
+/* clang-format on */
 
 static int store_change_has_tables(struct store *st)
 {
@@ -40,9 +42,8 @@ int store_change_open(struct store *st)
 	if (ret <= 0)
 		return ret;
 	for (int i = 0; i < 2; i++) {
-		int rc = sqlite3_prepare_v3(st->db, change_sql[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &st->change[i], NULL);
+		int rc = sql_prepare(st->db, change_sql[i],
+				     SQLITE_PREPARE_PERSISTENT, &st->change[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, change_sql[i]);
@@ -74,7 +75,7 @@ int store_change_host(struct store *st, int64_t host_id)
 		return store_err(st, rc, "change_seq");
 	s = st->change[1];
 	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, host_id);
-	sqlite3_bind_int64(s, 2, seq);
+	sql_name_int(s, ":host_id", host_id);
+	sql_name_int(s, ":seq", seq);
 	return store_done(st, s, "host_change");
 }

@@ -57,13 +57,13 @@ static int ev_upsert(struct store *st, struct store_evidence *ev,
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_EL_UPSERT);
 	int rc;
 
-	store_name_text(s, ":kind", e->port ? "port" : "device");
-	store_name_text(s, ":host", e->host);
-	store_name_text(s, ":device", e->device);
-	store_name_int(s, ":port", e->port);
-	store_name_text(s, ":profile", profile);
-	store_name_text(s, ":metric", metric);
-	store_name_real(s, ":now", now);
+	sql_name_text(s, ":kind", e->port ? "port" : "device");
+	sql_name_text(s, ":host", e->host);
+	sql_name_text(s, ":device", e->device);
+	sql_name_int(s, ":port", e->port);
+	sql_name_text(s, ":profile", profile);
+	sql_name_text(s, ":metric", metric);
+	sql_name_real(s, ":now", now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		e->id = sqlite3_column_int64(s, 0);
@@ -86,27 +86,27 @@ static int ev_row(struct store *st, struct store_evidence *ev,
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_REC_INS);
 	int ret;
 
-	store_name_int(s, ":el", e->id);
-	store_name_real(s, ":started", j->started);
-	store_name_int(s, ":peer", peer->id);
-	store_name_int(s, ":via", e->via);
-	store_name_real(s, ":value", j->value);
-	store_name_real(s, ":baseline", j->baseline);
-	store_name_int(s, ":bad", j->bad);
+	sql_name_int(s, ":el", e->id);
+	sql_name_real(s, ":started", j->started);
+	sql_name_int(s, ":peer", peer->id);
+	sql_name_int(s, ":via", e->via);
+	sql_name_real(s, ":value", j->value);
+	sql_name_real(s, ":baseline", j->baseline);
+	sql_name_int(s, ":bad", j->bad);
 	ret = store_done(st, s, "element_recent");
 	if (ret)
 		return ret;
 	s = evidence_stmt(ev, ESQL_REC_TRIM);
-	store_name_int(s, ":el", e->id);
-	store_name_int(s, ":keep", ev->o.judged_results);
+	sql_name_int(s, ":el", e->id);
+	sql_name_int(s, ":keep", ev->o.judged_results);
 	ret = store_done(st, s, "element_recent trim");
 	if (!ret && e->suspect) {
 		s = evidence_stmt(ev, ESQL_SUS_TICK);
-		store_name_int(s, ":sus", e->suspect);
-		store_name_int(s, ":bad", j->bad);
-		store_name_int(s, ":lower", j->lower_is_worse);
-		store_name_real(s, ":value", j->value);
-		store_name_real(s, ":now", j->now);
+		sql_name_int(s, ":sus", e->suspect);
+		sql_name_int(s, ":bad", j->bad);
+		sql_name_int(s, ":lower", j->lower_is_worse);
+		sql_name_real(s, ":value", j->value);
+		sql_name_real(s, ":now", j->now);
 		ret = store_done(st, s, "suspect");
 	}
 	return ret ? ret : ev_touch(ev, e->id);
@@ -168,7 +168,7 @@ static int ev_load(struct store *st, struct store_evidence *ev, int64_t id,
 	int rc, ret = 0;
 
 	memset(e, 0, sizeof(*e));
-	store_name_int(s, ":el", id);
+	sql_name_int(s, ":el", id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		e->id = id;
@@ -201,9 +201,9 @@ static int ev_window(struct store *st, struct store_evidence *ev, int64_t id,
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_WINDOW);
 	int rc;
 
-	store_name_int(s, ":el", id);
-	store_name_real(s, ":from", from);
-	store_name_int(s, ":keep", ev->o.judged_results);
+	sql_name_int(s, ":el", id);
+	sql_name_real(s, ":from", from);
+	sql_name_int(s, ":keep", ev->o.judged_results);
 	for (*n = 0;
 	     *n < EVIDENCE_MAX_WINDOW && (rc = sqlite3_step(s)) == SQLITE_ROW;
 	     (*n)++) {
@@ -233,11 +233,11 @@ static int ev_group_explains(struct store *st, struct store_evidence *ev,
 	if (!ev->group_label)
 		return 0;
 	s = evidence_stmt(ev, ESQL_GP_EXPLAINS);
-	store_name_text(s, ":label", ev->group_label);
-	store_name_text(s, ":host", self->host);
-	store_name_text(s, ":peer", peer_host);
-	store_name_text(s, ":profile", self->profile);
-	store_name_text(s, ":metric", self->metric);
+	sql_name_text(s, ":label", ev->group_label);
+	sql_name_text(s, ":host", self->host);
+	sql_name_text(s, ":peer", peer_host);
+	sql_name_text(s, ":profile", self->profile);
+	sql_name_text(s, ":metric", self->metric);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -299,10 +299,10 @@ static int ev_device_suspect(struct store *st, struct store_evidence *ev,
 	int rc;
 
 	*sus = 0;
-	store_name_text(s, ":host", e->host);
-	store_name_text(s, ":device", e->device);
-	store_name_text(s, ":profile", e->profile);
-	store_name_text(s, ":metric", e->metric);
+	sql_name_text(s, ":host", e->host);
+	sql_name_text(s, ":device", e->device);
+	sql_name_text(s, ":profile", e->profile);
+	sql_name_text(s, ":metric", e->metric);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*sus = sqlite3_column_int64(s, 0);
@@ -323,8 +323,8 @@ static int ev_pcie_degraded(struct store *st, struct store_evidence *ev,
 				.max_width = -1};
 	int rc;
 
-	store_name_text(s, ":host", e->host);
-	store_name_text(s, ":device", e->device);
+	sql_name_text(s, ":host", e->host);
+	sql_name_text(s, ":device", e->device);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		double v[4];
@@ -347,9 +347,9 @@ static int ev_close(struct store *st, struct store_evidence *ev, int64_t sus,
 {
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_SUS_CLOSE);
 
-	store_name_int(s, ":sus", sus);
-	store_name_text(s, ":reason", reason);
-	store_name_real(s, ":now", now);
+	sql_name_int(s, ":sus", sus);
+	sql_name_text(s, ":reason", reason);
+	sql_name_real(s, ":now", now);
 	return store_done(st, s, "suspect close");
 }
 
@@ -360,24 +360,24 @@ static int ev_open(struct store *st, struct store_evidence *ev,
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_SUS_INS);
 	int rc;
 
-	store_name_text(s, ":kind", e->kind);
-	store_name_text(s, ":host", e->host);
-	store_name_text(s, ":device", e->device);
-	store_name_int(s, ":port", e->port);
-	store_name_text(s, ":profile", e->profile);
-	store_name_text(s, ":metric", e->metric);
-	store_name_real(s, ":now", now);
-	store_name_real(s, ":first_bad", v->first_bad);
-	store_name_real(s, ":opened", newest->started);
-	store_name_int(s, ":judged", v->judged);
-	store_name_int(s, ":bad", v->bad);
-	store_name_int(s, ":good", v->judged - v->bad);
-	store_name_int(s, ":peers_bad", v->peers_bad);
-	store_name_int(s, ":peers_ex", v->peers_exonerating);
-	store_name_real(s, ":baseline", v->baseline);
-	store_name_real(s, ":figure", v->figure);
-	store_name_real(s, ":worst", v->worst);
-	store_name_real(s, ":last", newest->value);
+	sql_name_text(s, ":kind", e->kind);
+	sql_name_text(s, ":host", e->host);
+	sql_name_text(s, ":device", e->device);
+	sql_name_int(s, ":port", e->port);
+	sql_name_text(s, ":profile", e->profile);
+	sql_name_text(s, ":metric", e->metric);
+	sql_name_real(s, ":now", now);
+	sql_name_real(s, ":first_bad", v->first_bad);
+	sql_name_real(s, ":opened", newest->started);
+	sql_name_int(s, ":judged", v->judged);
+	sql_name_int(s, ":bad", v->bad);
+	sql_name_int(s, ":good", v->judged - v->bad);
+	sql_name_int(s, ":peers_bad", v->peers_bad);
+	sql_name_int(s, ":peers_ex", v->peers_exonerating);
+	sql_name_real(s, ":baseline", v->baseline);
+	sql_name_real(s, ":figure", v->figure);
+	sql_name_real(s, ":worst", v->worst);
+	sql_name_real(s, ":last", newest->value);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(s, 0);
@@ -436,10 +436,10 @@ static int ev_close_ports(struct store *st, struct store_evidence *ev,
 	size_t n = 0;
 	int rc, ret = 0;
 
-	store_name_text(s, ":host", e->host);
-	store_name_text(s, ":device", e->device);
-	store_name_text(s, ":profile", e->profile);
-	store_name_text(s, ":metric", e->metric);
+	sql_name_text(s, ":host", e->host);
+	sql_name_text(s, ":device", e->device);
+	sql_name_text(s, ":profile", e->profile);
+	sql_name_text(s, ":metric", e->metric);
 	while (n < 64 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ids[n] = sqlite3_column_int64(s, 0);
 		sus[n++] = sqlite3_column_int64(s, 1);
@@ -464,11 +464,11 @@ static int ev_fresh_ports(struct store *st, struct store_evidence *ev,
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_DEV_PORTS_FRESH);
 	int rc, ret = 0;
 
-	store_name_text(s, ":host", e->host);
-	store_name_text(s, ":device", e->device);
-	store_name_text(s, ":profile", e->profile);
-	store_name_text(s, ":metric", e->metric);
-	store_name_real(s, ":from", from);
+	sql_name_text(s, ":host", e->host);
+	sql_name_text(s, ":device", e->device);
+	sql_name_text(s, ":profile", e->profile);
+	sql_name_text(s, ":metric", e->metric);
+	sql_name_real(s, ":from", from);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = redo ? ev_ids_push(redo, sqlite3_column_int64(s, 0)) : 0;
 	sqlite3_reset(s);
@@ -542,22 +542,22 @@ static int ev_save(struct store *st, struct store_evidence *ev,
 {
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_EL_UPD);
 
-	store_name_int(s, ":el", e->id);
-	store_name_text(s, ":status",
-			e->suspect ? "suspect"
-			: v->bad   ? "watch"
-				   : "ok");
-	store_name_int(s, ":confirm", confirm);
-	store_name_int(s, ":judged", v->judged);
-	store_name_int(s, ":bad", v->bad);
-	store_name_int(s, ":peers_bad", v->peers_bad);
-	store_name_int(s, ":peers_ex", v->peers_exonerating);
-	store_name_int(s, ":good_run", v->good_run);
-	store_name_real(s, ":last", n ? r[0].started : NAN);
-	store_name_real(s, ":from", e->window_from);
+	sql_name_int(s, ":el", e->id);
+	sql_name_text(s, ":status",
+		      e->suspect ? "suspect"
+		      : v->bad	 ? "watch"
+				 : "ok");
+	sql_name_int(s, ":confirm", confirm);
+	sql_name_int(s, ":judged", v->judged);
+	sql_name_int(s, ":bad", v->bad);
+	sql_name_int(s, ":peers_bad", v->peers_bad);
+	sql_name_int(s, ":peers_ex", v->peers_exonerating);
+	sql_name_int(s, ":good_run", v->good_run);
+	sql_name_real(s, ":last", n ? r[0].started : NAN);
+	sql_name_real(s, ":from", e->window_from);
 	if (e->suspect)
-		store_name_int(s, ":sus", e->suspect);
-	store_name_real(s, ":now", now);
+		sql_name_int(s, ":sus", e->suspect);
+	sql_name_real(s, ":now", now);
 	return store_done(st, s, "element update");
 }
 
@@ -620,7 +620,7 @@ static int ev_referrers(struct store *st, struct store_evidence *ev, int64_t id,
 	sqlite3_stmt *s = evidence_stmt(ev, ESQL_REFERRERS);
 	int rc, ret = 0;
 
-	store_name_int(s, ":el", id);
+	sql_name_int(s, ":el", id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = ev_ids_push(q, sqlite3_column_int64(s, 0));
 	sqlite3_reset(s);

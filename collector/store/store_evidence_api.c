@@ -57,7 +57,7 @@ int store_evidence_lists(struct store *st, double since,
 		      &l->n_confirm);
 	if (!ret) {
 		s = evidence_stmt(ev, ESQL_GOOD);
-		store_name_real(s, ":since", since);
+		sql_name_real(s, ":since", since);
 		ret = ev_list(st, s, &l->good, &l->n_good);
 	}
 	if (!ret)
@@ -99,13 +99,13 @@ int store_evidence_retire(struct store *st, const char *host, double now,
 	if (!ev)
 		return 0;
 	s = evidence_stmt(ev, ESQL_RET_SUS);
-	store_name_text(s, ":host", host);
+	sql_name_text(s, ":host", host);
 	ret = store_done(st, s, "retire suspects");
 	if (!ret)
 		*changes += (size_t)sqlite3_changes(st->db);
 	if (!ret) {
 		s = evidence_stmt(ev, ESQL_RET_EL);
-		store_name_text(s, ":host", host);
+		sql_name_text(s, ":host", host);
 		ret = store_done(st, s, "retire elements");
 	}
 	if (!ret) {
@@ -124,9 +124,9 @@ static int ev_prune_one(struct store *st, struct store_evidence *ev,
 	int ret;
 
 	if (sqlite3_bind_parameter_index(s, ":now"))
-		store_name_real(s, ":now", now);
-	store_name_real(s, which == ESQL_PRUNE_SUS ? ":cutoff" : ":stale", t);
-	store_name_int(s, ":batch", batch);
+		sql_name_real(s, ":now", now);
+	sql_name_real(s, which == ESQL_PRUNE_SUS ? ":cutoff" : ":stale", t);
+	sql_name_int(s, ":batch", batch);
 	ret = store_done(st, s, "prune suspects");
 	*n = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	return ret;

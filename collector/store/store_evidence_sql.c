@@ -147,9 +147,8 @@ int store_evidence_prepare(struct store *st, const struct evidence_opts *o,
 		return -ENOMEM;
 	}
 	for (int i = 0; i < ESQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, esql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &ev->s[i], NULL);
+		int rc = sql_prepare(st->db, esql_text[i],
+				     SQLITE_PREPARE_PERSISTENT, &ev->s[i]);
 
 		if (rc != SQLITE_OK) {
 			int ret = store_err(st, rc, esql_text[i]);

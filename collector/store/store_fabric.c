@@ -40,42 +40,55 @@ enum fsql {
 	FSQL_COUNT
 };
 
+/* clang-format off */
 static const char *const fsql_text[FSQL_COUNT] = {
 	[FSQL_NODE_UPSERT] =
-		"INSERT INTO fabric_node (guid, type, description, lid, "
-		"numports, reporter, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-		"?7) ON CONFLICT (guid) DO UPDATE SET type = excluded.type, "
+		"INSERT INTO fabric_node (guid, type, description, lid, numports, "
+		"reporter, updated) "
+		"VALUES (:guid, :type, :description, :lid, :numports, :reporter, "
+		":updated) "
+		"ON CONFLICT (guid) DO UPDATE SET type = excluded.type, "
 		"description = excluded.description, lid = excluded.lid, "
 		"numports = excluded.numports, reporter = excluded.reporter, "
 		"updated = excluded.updated",
 	[FSQL_PORT_UPSERT] =
-		"INSERT INTO fabric_port (node_guid, port, lid, state, "
-		"phys_state, width_active, width_enabled, speed_active, "
-		"rate_bytes, degraded, remote_guid, remote_port, error, "
-		"changed, lmc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-		"?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT (node_guid, port) "
-		"DO UPDATE SET lid = excluded.lid, lmc = excluded.lmc, state = "
-		"excluded.state, phys_state = "
-		"excluded.phys_state, width_active = excluded.width_active, "
-		"width_enabled = excluded.width_enabled, speed_active = "
-		"excluded.speed_active, rate_bytes = excluded.rate_bytes, "
-		"degraded = excluded.degraded, remote_guid = "
-		"excluded.remote_guid, remote_port = excluded.remote_port, "
-		"error = excluded.error, changed = excluded.changed "
+		"INSERT INTO fabric_port (node_guid, port, lid, state, phys_state, "
+		"width_active, width_enabled, speed_active, rate_bytes, degraded, "
+		"remote_guid, remote_port, error, changed, lmc) "
+		"VALUES (:node_guid, :port, :lid, :state, :phys_state, :width_active, "
+		":width_enabled, :speed_active, :rate_bytes, :degraded, :remote_guid, "
+		":remote_port, :error, :changed, :lmc) "
+		"ON CONFLICT (node_guid, port) DO UPDATE SET lid = excluded.lid, "
+		"lmc = excluded.lmc, state = excluded.state, "
+		"phys_state = excluded.phys_state, "
+		"width_active = excluded.width_active, "
+		"width_enabled = excluded.width_enabled, "
+		"speed_active = excluded.speed_active, "
+		"rate_bytes = excluded.rate_bytes, degraded = excluded.degraded, "
+		"remote_guid = excluded.remote_guid, "
+		"remote_port = excluded.remote_port, error = excluded.error, "
+		"changed = excluded.changed "
 		"RETURNING id",
-	[FSQL_SERIES_LOAD] = "SELECT id, name, value FROM fabric_series "
-			     "WHERE port_id = ?1",
-	[FSQL_SERIES_INS] = "INSERT INTO fabric_series (port_id, name, value, "
-			    "changed) VALUES (?1, ?2, ?3, ?4)",
-	[FSQL_SERIES_UPD] = "UPDATE fabric_series SET value = ?2, changed = "
-			    "?3 WHERE id = ?1",
-	[FSQL_SAMPLE_INS] = "INSERT INTO fabric_sample (series_id, ts, value) "
-			    "VALUES (?1, ?2, ?3)",
+	[FSQL_SERIES_LOAD] =
+		"SELECT id, name, value FROM fabric_series "
+		"WHERE port_id = :port_id",
+	[FSQL_SERIES_INS] =
+		"INSERT INTO fabric_series (port_id, name, value, changed) "
+		"VALUES (:port_id, :name, :value, :changed)",
+	[FSQL_SERIES_UPD] =
+		"UPDATE fabric_series SET value = :value, changed = :changed "
+		"WHERE id = :id",
+	[FSQL_SAMPLE_INS] =
+		"INSERT INTO fabric_sample (series_id, ts, value) "
+		"VALUES (:series_id, :ts, :value)",
 	[FSQL_PRUNE_DEL] =
-		"DELETE FROM fabric_sample WHERE rowid IN (SELECT rowid FROM "
-		"fabric_sample ORDER BY rowid LIMIT ?1) AND ts < ?2",
-	[FSQL_NODE_EXPIRE] = "DELETE FROM fabric_node WHERE updated < ?1",
+		"DELETE FROM fabric_sample "
+		"WHERE rowid IN (SELECT rowid FROM fabric_sample ORDER BY rowid "
+		"LIMIT :batch) "
+		"AND ts < :cutoff",
+	[FSQL_NODE_EXPIRE] = "DELETE FROM fabric_node WHERE updated < :cutoff",
 };
+/* clang-format on */
 
 struct fseries {
 	const char *name; /* interned */
@@ -119,9 +132,8 @@ int store_fabric_open(struct store *st)
 	if (ret)
 		return ret;
 	for (int i = 0; i < FSQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, fsql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &f->sql[i], NULL);
+		int rc = sql_prepare(st->db, fsql_text[i],
+				     SQLITE_PREPARE_PERSISTENT, &f->sql[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, fsql_text[i]);
@@ -162,12 +174,12 @@ static sqlite3_stmt *fstmt(struct store *st, enum fsql w)
 	return s;
 }
 
-static void bind_opt(sqlite3_stmt *s, int i, int64_t v)
+static void bind_opt(sqlite3_stmt *s, const char *name, int64_t v)
 {
 	if (v < 0)
-		sqlite3_bind_null(s, i);
+		sql_name_null(s, name);
 	else
-		sqlite3_bind_int64(s, i, v);
+		sql_name_int(s, name, v);
 }
 
 static int put_node(struct store *st, const struct report_fnode *n,
@@ -175,13 +187,13 @@ static int put_node(struct store *st, const struct report_fnode *n,
 {
 	sqlite3_stmt *s = fstmt(st, FSQL_NODE_UPSERT);
 
-	sqlite3_bind_text(s, 1, guid, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, n->type);
-	sqlite3_bind_text(s, 3, n->desc ? n->desc : "", -1, SQLITE_STATIC);
-	bind_opt(s, 4, n->lid);
-	sqlite3_bind_int(s, 5, (int)n->numports);
-	sqlite3_bind_text(s, 6, host, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 7, now);
+	sql_name_text(s, ":guid", guid);
+	sql_name_int(s, ":type", n->type);
+	sql_name_text(s, ":description", n->desc ? n->desc : "");
+	bind_opt(s, ":lid", n->lid);
+	sql_name_int(s, ":numports", (int)n->numports);
+	sql_name_text(s, ":reporter", host);
+	sql_name_real(s, ":updated", now);
 	return store_done(st, s, "fabric node");
 }
 
@@ -221,24 +233,24 @@ static int upsert_port(struct store *st, const struct report_fport *p,
 	int rc;
 
 	report_guid_str(p->remote_guid, rg, sizeof(rg));
-	sqlite3_bind_text(s, 1, guid, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, (int)p->port);
-	bind_opt(s, 3, p->lid);
-	bind_opt(s, 4, p->state);
-	bind_opt(s, 5, p->phys_state);
-	bind_opt(s, 6, p->width_active);
-	bind_opt(s, 7, p->width_enabled);
-	store_bind_text(s, 8, p->speed_active);
-	bind_opt(s, 9,
+	sql_name_text(s, ":node_guid", guid);
+	sql_name_int(s, ":port", (int)p->port);
+	bind_opt(s, ":lid", p->lid);
+	bind_opt(s, ":state", p->state);
+	bind_opt(s, ":phys_state", p->phys_state);
+	bind_opt(s, ":width_active", p->width_active);
+	bind_opt(s, ":width_enabled", p->width_enabled);
+	sql_name_text(s, ":speed_active", p->speed_active);
+	bind_opt(s, ":rate_bytes",
 		 p->rate_bytes == REPORT_UNKNOWN || p->rate_bytes > INT64_MAX
 			 ? -1
 			 : (int64_t)p->rate_bytes);
-	store_bind_text(s, 10, p->degraded);
-	store_bind_text(s, 11, p->remote_guid ? rg : NULL);
-	bind_opt(s, 12, p->remote_port);
-	store_bind_text(s, 13, p->error);
-	sqlite3_bind_double(s, 14, now);
-	bind_opt(s, 15, p->lmc);
+	sql_name_text(s, ":degraded", p->degraded);
+	sql_name_text(s, ":remote_guid", p->remote_guid ? rg : NULL);
+	bind_opt(s, ":remote_port", p->remote_port);
+	sql_name_text(s, ":error", p->error);
+	sql_name_real(s, ":changed", now);
+	bind_opt(s, ":lmc", p->lmc);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
@@ -264,7 +276,7 @@ static int load_series(struct store *st, struct fport *p)
 	sqlite3_stmt *s = fstmt(st, FSQL_SERIES_LOAD);
 	int rc, ret = 0;
 
-	sqlite3_bind_int64(s, 1, p->id);
+	sql_name_int(s, ":port_id", p->id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *name =
 			map_intern(st->fabric->names,
@@ -339,10 +351,10 @@ static int put_counter(struct store *st, struct fport *p,
 		const char *name = map_intern(st->fabric->names, c->name);
 
 		q = fstmt(st, FSQL_SERIES_INS);
-		sqlite3_bind_int64(q, 1, p->id);
-		sqlite3_bind_text(q, 2, c->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 3, (int64_t)c->value);
-		sqlite3_bind_double(q, 4, now);
+		sql_name_int(q, ":port_id", p->id);
+		sql_name_text(q, ":name", c->name);
+		sql_name_int(q, ":value", (int64_t)c->value);
+		sql_name_real(q, ":changed", now);
 		ret = name ? store_done(st, q, "fabric series") : -ENOMEM;
 		if (!ret)
 			ret = fport_add(p, name,
@@ -354,9 +366,9 @@ static int put_counter(struct store *st, struct fport *p,
 		stats->series_written++;
 	} else if (s->value != c->value) {
 		q = fstmt(st, FSQL_SERIES_UPD);
-		sqlite3_bind_int64(q, 1, s->id);
-		sqlite3_bind_int64(q, 2, (int64_t)c->value);
-		sqlite3_bind_double(q, 3, now);
+		sql_name_int(q, ":id", s->id);
+		sql_name_int(q, ":value", (int64_t)c->value);
+		sql_name_real(q, ":changed", now);
 		ret = store_done(st, q, "fabric series");
 		if (ret)
 			return ret;
@@ -364,9 +376,9 @@ static int put_counter(struct store *st, struct fport *p,
 		stats->series_written++;
 	}
 	q = fstmt(st, FSQL_SAMPLE_INS);
-	sqlite3_bind_int64(q, 1, s->id);
-	sqlite3_bind_double(q, 2, now);
-	sqlite3_bind_int64(q, 3, (int64_t)c->value);
+	sql_name_int(q, ":series_id", s->id);
+	sql_name_real(q, ":ts", now);
+	sql_name_int(q, ":value", (int64_t)c->value);
 	ret = store_done(st, q, "fabric sample");
 	if (!ret) {
 		s->hist_ts = now;
@@ -410,14 +422,14 @@ int store_fabric_prune(struct store *st, double cutoff, long long batch,
 	sqlite3_stmt *s = fstmt(st, FSQL_PRUNE_DEL);
 	int ret;
 
-	sqlite3_bind_int64(s, 1, batch);
-	sqlite3_bind_double(s, 2, cutoff);
+	sql_name_int(s, ":batch", batch);
+	sql_name_real(s, ":cutoff", cutoff);
 	ret = store_done(st, s, "fabric prune");
 	*deleted = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	if (ret)
 		return ret;
 	s = fstmt(st, FSQL_NODE_EXPIRE);
-	sqlite3_bind_double(s, 1, cutoff);
+	sql_name_real(s, ":cutoff", cutoff);
 	ret = store_done(st, s, "fabric expire");
 	if (!ret && sqlite3_changes(st->db)) {
 		log_info("store: %d fabric nodes unreported since the "

@@ -629,7 +629,7 @@ static int reason_put(struct health_ctx *c, const struct health_reason *r)
 	sqlite3_bind_text(s, 2, r->key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, health_kind_name(r->kind), -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, health_level_name(r->level), -1, SQLITE_STATIC);
-	store_bind_text(s, 5, r->device[0] ? r->device : NULL);
+	sql_bind_text(s, 5, r->device[0] ? r->device : NULL);
 	if (r->port >= 0)
 		sqlite3_bind_int(s, 6, r->port);
 	sqlite3_bind_text(s, 7, r->text, -1, SQLITE_STATIC);

@@ -9,6 +9,7 @@
 
 #include "store.h"
 #include "hmap.h"
+#include "sqlname.h"
 
 #include <sqlite3.h>
 
@@ -64,6 +65,19 @@ enum store_tsql {
 	TSQL_COUNT
 };
 
+/*
+ * The parameter indexes of the statements store_put.c runs per counter,
+ * looked up by name once, at open (store_put_params()).
+ */
+struct store_put_ix {
+	int sample_series, sample_ts, sample_value; /* SQL_SAMPLE_INS */
+	int upd_id, upd_value, upd_changed;	    /* SQL_SERIES_UPD */
+};
+
+/* Fill st->put_ix from the prepared statements; -EINVAL, logged, when one
+ * lacks a name. */
+int store_put_params(struct store *st);
+
 /* One counter as the database holds it (an entry of cache_port.series). */
 struct cache_series {
 	const char *name; /* interned in store.names */
@@ -97,6 +111,7 @@ struct store {
 	char *path, *wal_path;
 	sqlite3 *db;
 	sqlite3_stmt *sql[SQL_COUNT];
+	struct store_put_ix put_ix;	/* store_put.c's per-counter binds */
 	sqlite3_stmt *tsql[TSQL_COUNT]; /* store_tests.c */
 	struct store_regress *regress;	/* store_regress.c; NULL: off */
 	int in_txn;
@@ -125,21 +140,6 @@ sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which);
 /* Step @s (bindings in place) to SQLITE_DONE and reset it; errors via
  * store_err() naming @what. */
 int store_done(struct store *st, sqlite3_stmt *s, const char *what);
-/* Bind @v as text (not copied: it must outlive the step), NULL as NULL. */
-void store_bind_text(sqlite3_stmt *s, int i, const char *v);
-
-/*
- * Binds by name (":link"), next to the SQL that names them: the index of
- * parameter @name, logged when the statement lacks it (a bug of the
- * caller: the bind then fails with SQLITE_RANGE, which the unit tests see
- * as a wrong result); text (not copied, NULL as NULL), an integer, and a
- * real (NAN as NULL).
- */
-int store_param(sqlite3_stmt *s, const char *name);
-void store_name_text(sqlite3_stmt *s, const char *name, const char *v);
-void store_name_int(sqlite3_stmt *s, const char *name, int64_t v);
-void store_name_real(sqlite3_stmt *s, const char *name, double v);
-
 int store_cache_new(struct store *st);
 void store_cache_drop(struct store *st);
 void store_cache_free(struct store *st);

@@ -43,9 +43,8 @@ int store_localize_open(struct store *st, const struct store_localize_opts *o)
 	lz->status.enabled = o->enabled;
 	ret = map_new(NULL, &lz->keys);
 	for (int i = 0; !ret && i < LSQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, lz_sql((enum lsql)i), -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &lz->s[i], NULL);
+		int rc = sql_prepare(st->db, lz_sql((enum lsql)i),
+				     SQLITE_PREPARE_PERSISTENT, &lz->s[i]);
 
 		if (rc != SQLITE_OK)
 			ret = store_err(st, rc, lz_sql((enum lsql)i));
@@ -493,9 +492,9 @@ static int lz_lid(struct store *st, const char *host, const char *device,
 	int rc;
 
 	*lid = 0;
-	store_name_text(s, ":host", host);
-	store_name_text(s, ":device", device);
-	store_name_int(s, ":port", port);
+	sql_name_text(s, ":host", host);
+	sql_name_text(s, ":device", device);
+	sql_name_int(s, ":port", port);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER) {
 		sqlite3_int64 v = sqlite3_column_int64(s, 0);
@@ -606,25 +605,24 @@ static int lz_insert(struct store *st, const char *host,
 {
 	sqlite3_stmt *s = lz_stmt(st->localize, LSQL_TEST_INS);
 
-	store_name_real(s, ":started", o->started);
-	store_name_text(s, ":profile", t->profile);
-	store_name_text(s, ":metric", baseline_metric_name(m));
-	store_name_int(s, ":bad", o->bad);
-	store_name_real(s, ":value", o->value);
-	store_name_real(s, ":baseline", o->baseline);
-	store_name_text(s, ":a_host", host);
-	store_name_text(s, ":a_device", t->local_device);
-	store_name_int(s, ":a_port", t->local_port);
-	store_name_text(s, ":b_host", t->peer_host);
-	store_name_text(s, ":b_device", t->peer_device);
-	store_name_int(s, ":b_port", t->peer_port);
+	sql_name_real(s, ":started", o->started);
+	sql_name_text(s, ":profile", t->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(m));
+	sql_name_int(s, ":bad", o->bad);
+	sql_name_real(s, ":value", o->value);
+	sql_name_real(s, ":baseline", o->baseline);
+	sql_name_text(s, ":a_host", host);
+	sql_name_text(s, ":a_device", t->local_device);
+	sql_name_int(s, ":a_port", t->local_port);
+	sql_name_text(s, ":b_host", t->peer_host);
+	sql_name_text(s, ":b_device", t->peer_device);
+	sql_name_int(s, ":b_port", t->peer_port);
 	if (dlid)
-		store_name_int(s, ":dlid", dlid);
-	sqlite3_bind_blob(s, sqlite3_bind_parameter_index(s, ":links"),
-			  w->links, (int)(w->n_links * LZ_LINK_BYTES),
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(s, sqlite3_bind_parameter_index(s, ":switches"),
-			  w->switches, (int)(w->n_switches * 8), SQLITE_STATIC);
+		sql_name_int(s, ":dlid", dlid);
+	sqlite3_bind_blob(s, sql_param(s, ":links"), w->links,
+			  (int)(w->n_links * LZ_LINK_BYTES), SQLITE_STATIC);
+	sqlite3_bind_blob(s, sql_param(s, ":switches"), w->switches,
+			  (int)(w->n_switches * 8), SQLITE_STATIC);
 	return store_done(st, s, "localize test");
 }
 
@@ -721,7 +719,7 @@ int store_localize_flush(struct store *st, double now)
 	if (ret || !isfinite(newest))
 		return ret;
 	s = lz_stmt(lz, LSQL_TEST_TRIM);
-	store_name_real(s, ":cutoff", newest - lz->o.window);
+	sql_name_real(s, ":cutoff", newest - lz->o.window);
 	return store_done(st, s, "localize window");
 }
 
@@ -734,8 +732,8 @@ int store_localize_explains(struct store *st, int64_t element, double started)
 	if (!lz || !lz->o.enabled)
 		return 0;
 	s = lz_stmt(lz, LSQL_EXPL_GET);
-	store_name_int(s, ":el", element);
-	store_name_real(s, ":started", started);
+	sql_name_int(s, ":el", element);
+	sql_name_real(s, ":started", started);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -818,7 +816,7 @@ int store_localize_retire(struct store *st, const char *host, size_t *changes)
 	if (!lz)
 		return 0;
 	s = lz_stmt(lz, LSQL_RETIRE);
-	store_name_text(s, ":host", host);
+	sql_name_text(s, ":host", host);
 	ret = store_done(st, s, "localize retire");
 	if (!ret)
 		*changes = (size_t)sqlite3_changes(st->db);
@@ -833,8 +831,8 @@ static int lz_prune_one(struct store *st, enum lsql w, double cutoff,
 	sqlite3_stmt *s = lz_stmt(st->localize, w);
 	int ret;
 
-	store_name_real(s, ":cutoff", cutoff);
-	store_name_int(s, ":batch", batch);
+	sql_name_real(s, ":cutoff", cutoff);
+	sql_name_int(s, ":batch", batch);
 	ret = store_done(st, s, "prune localization");
 	*n = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	return ret;

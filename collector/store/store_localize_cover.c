@@ -41,14 +41,14 @@ int store_localize_cover_save(struct store *st, unsigned long long period,
 		return 0;
 	for (int k = 0; !ret && k < 2; k++) {
 		s = lz_stmt(lz, k ? LSQL_UNCOV_DEL : LSQL_COVER_DEL);
-		store_name_int(s, ":period", (int64_t)period);
+		sql_name_int(s, ":period", (int64_t)period);
 		ret = store_done(st, s, "link coverage");
 	}
 	for (int w = 0; !ret && w < PLANNER_WHYS; w++) {
 		s = lz_stmt(lz, LSQL_COVER_INS);
-		store_name_int(s, ":period", (int64_t)period);
-		store_name_text(s, ":state", store_localize_why_name(w));
-		store_name_int(s, ":links", (int64_t)pc->n[w]);
+		sql_name_int(s, ":period", (int64_t)period);
+		sql_name_text(s, ":state", store_localize_why_name(w));
+		sql_name_int(s, ":links", (int64_t)pc->n[w]);
 		ret = store_done(st, s, "link coverage");
 	}
 	for (size_t i = 0; !ret && i < pc->n_uncovered; i++) {
@@ -57,12 +57,12 @@ int store_localize_cover_save(struct store *st, unsigned long long period,
 		s = lz_stmt(lz, LSQL_UNCOV_INS);
 		lz_guid_text(u->guid, a, sizeof(a));
 		lz_guid_text(u->peer_guid, b, sizeof(b));
-		store_name_int(s, ":period", (int64_t)period);
-		store_name_text(s, ":a_guid", a);
-		store_name_int(s, ":a_port", u->port);
-		store_name_text(s, ":b_guid", b);
-		store_name_int(s, ":b_port", u->peer_port);
-		store_name_text(s, ":reason", store_localize_why_name(u->why));
+		sql_name_int(s, ":period", (int64_t)period);
+		sql_name_text(s, ":a_guid", a);
+		sql_name_int(s, ":a_port", u->port);
+		sql_name_text(s, ":b_guid", b);
+		sql_name_int(s, ":b_port", u->peer_port);
+		sql_name_text(s, ":reason", store_localize_why_name(u->why));
 		ret = store_done(st, s, "uncovered link");
 	}
 	return ret;

@@ -76,8 +76,8 @@ static int lz_named(struct lz_ctx *c)
 	sqlite3_stmt *s = lz_stmt(c->lz, LSQL_HOST_SUS);
 	int rc;
 
-	store_name_text(s, ":profile", c->k->profile);
-	store_name_text(s, ":metric", baseline_metric_name(c->k->metric));
+	sql_name_text(s, ":profile", c->k->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(c->k->metric));
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
 		const char *host = (const char *)sqlite3_column_text(s, 1);
@@ -119,9 +119,9 @@ static int lz_end_counters(struct lz_ctx *c, uint64_t guid, unsigned port,
 	int rc, errors = 0, degraded = 0, wait = 0;
 
 	lz_guid_text(guid, g, sizeof(g));
-	store_name_text(s, ":guid", g);
-	store_name_int(s, ":port", port);
-	store_name_real(s, ":t0", c->now - c->lz->o.window);
+	sql_name_text(s, ":guid", g);
+	sql_name_int(s, ":port", port);
+	sql_name_real(s, ":t0", c->now - c->lz->o.window);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *deg = (const char *)sqlite3_column_text(s, 0);
 		const char *cn = (const char *)sqlite3_column_text(s, 1);
@@ -264,8 +264,8 @@ static int lz_open_list(struct lz_ctx *c, struct lz_open **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	store_name_text(s, ":profile", c->k->profile);
-	store_name_text(s, ":metric", baseline_metric_name(c->k->metric));
+	sql_name_text(s, ":profile", c->k->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(c->k->metric));
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 1);
 		const char *g = (const char *)sqlite3_column_text(s, 2);
@@ -365,16 +365,16 @@ static void lz_bind_ends(struct lz_ctx *c, sqlite3_stmt *s, uint32_t x,
 
 	lz_guid_text(l->guid, buf[0], sizeof(buf[0]));
 	lz_name(c, l->guid, buf[1], sizeof(buf[1]));
-	store_name_text(s, ":a_guid", buf[0]);
-	store_name_text(s, ":a_desc", buf[1]);
+	sql_name_text(s, ":a_guid", buf[0]);
+	sql_name_text(s, ":a_desc", buf[1]);
 	if (l->kind != LOC_LINK)
 		return;
-	store_name_int(s, ":a_port", l->port);
+	sql_name_int(s, ":a_port", l->port);
 	lz_guid_text(l->peer_guid, buf[2], sizeof(buf[2]));
 	lz_name(c, l->peer_guid, buf[3], sizeof(buf[3]));
-	store_name_text(s, ":b_guid", buf[2]);
-	store_name_text(s, ":b_desc", buf[3]);
-	store_name_int(s, ":b_port", l->peer_port);
+	sql_name_text(s, ":b_guid", buf[2]);
+	sql_name_text(s, ":b_desc", buf[3]);
+	sql_name_int(s, ":b_port", l->peer_port);
 }
 
 static int lz_sus_open(struct lz_ctx *c, const struct loc_pick *p)
@@ -387,22 +387,22 @@ static int lz_sus_open(struct lz_ctx *c, const struct loc_pick *p)
 
 	if (ret)
 		return ret;
-	store_name_text(s, ":kind", localize_kind_name(c->e[p->elem].kind));
-	store_name_text(s, ":profile", c->k->profile);
-	store_name_text(s, ":metric", baseline_metric_name(c->k->metric));
+	sql_name_text(s, ":kind", localize_kind_name(c->e[p->elem].kind));
+	sql_name_text(s, ":profile", c->k->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(c->k->metric));
 	lz_bind_ends(c, s, p->elem, names);
-	store_name_real(s, ":now", c->now);
-	store_name_real(s, ":first_bad", st->first_bad);
-	store_name_real(s, ":opened", st->last_bad);
-	store_name_int(s, ":bad", st->bad);
-	store_name_int(s, ":good", st->good);
-	store_name_real(s, ":confidence", p->confidence);
-	store_name_real(s, ":gain", p->gain);
-	store_name_text(s, ":counters", c->counters[p->elem]);
-	store_name_real(s, ":baseline", f.baseline);
-	store_name_real(s, ":figure", f.figure);
-	store_name_real(s, ":worst", f.worst);
-	store_name_real(s, ":last", f.last);
+	sql_name_real(s, ":now", c->now);
+	sql_name_real(s, ":first_bad", st->first_bad);
+	sql_name_real(s, ":opened", st->last_bad);
+	sql_name_int(s, ":bad", st->bad);
+	sql_name_int(s, ":good", st->good);
+	sql_name_real(s, ":confidence", p->confidence);
+	sql_name_real(s, ":gain", p->gain);
+	sql_name_text(s, ":counters", c->counters[p->elem]);
+	sql_name_real(s, ":baseline", f.baseline);
+	sql_name_real(s, ":figure", f.figure);
+	sql_name_real(s, ":worst", f.worst);
+	sql_name_real(s, ":last", f.last);
 	ret = store_done(c->st, s, "fabric suspect");
 	if (!ret && c->e[p->elem].kind == LOC_LINK)
 		snprintf(what, sizeof(what), "%s/%u -> %s/%u", names[1],
@@ -431,16 +431,16 @@ static int lz_sus_update(struct lz_ctx *c, int64_t id, uint32_t x,
 
 	if (ret)
 		return ret;
-	store_name_int(s, ":id", id);
-	store_name_int(s, ":bad", st->bad);
-	store_name_int(s, ":good", st->good);
-	store_name_real(s, ":confidence", p ? p->confidence : NAN);
-	store_name_real(s, ":gain", p ? p->gain : st->gain);
-	store_name_text(s, ":counters", c->counters[x]);
-	store_name_int(s, ":lower", c->k->metric == BASELINE_BANDWIDTH);
-	store_name_real(s, ":worst", isnan(f.worst) ? f.last : f.worst);
-	store_name_real(s, ":last", f.last);
-	store_name_real(s, ":now", c->now);
+	sql_name_int(s, ":id", id);
+	sql_name_int(s, ":bad", st->bad);
+	sql_name_int(s, ":good", st->good);
+	sql_name_real(s, ":confidence", p ? p->confidence : NAN);
+	sql_name_real(s, ":gain", p ? p->gain : st->gain);
+	sql_name_text(s, ":counters", c->counters[x]);
+	sql_name_int(s, ":lower", c->k->metric == BASELINE_BANDWIDTH);
+	sql_name_real(s, ":worst", isnan(f.worst) ? f.last : f.worst);
+	sql_name_real(s, ":last", f.last);
+	sql_name_real(s, ":now", c->now);
 	if (isnan(f.last))
 		return 0; /* nothing crossed it in its window */
 	return store_done(c->st, s, "fabric suspect update");
@@ -451,12 +451,12 @@ static int lz_sus_close(struct lz_ctx *c, int64_t id, uint32_t x,
 {
 	sqlite3_stmt *s = lz_stmt(c->lz, LSQL_SUS_CLOSE);
 
-	store_name_int(s, ":id", id);
-	store_name_text(s, ":reason", reason);
-	store_name_real(s, ":from", from);
-	store_name_int(s, ":bad", x < c->ne ? c->e[x].st.bad : 0);
-	store_name_int(s, ":good", x < c->ne ? c->e[x].st.good : 0);
-	store_name_real(s, ":now", c->now);
+	sql_name_int(s, ":id", id);
+	sql_name_text(s, ":reason", reason);
+	sql_name_real(s, ":from", from);
+	sql_name_int(s, ":bad", x < c->ne ? c->e[x].st.bad : 0);
+	sql_name_int(s, ":good", x < c->ne ? c->e[x].st.good : 0);
+	sql_name_real(s, ":now", c->now);
 	log_info("suspect: fabric suspect %lld (%s %s) closed: %s",
 		 (long long)id, c->k->profile,
 		 baseline_metric_name(c->k->metric), reason);
@@ -556,12 +556,12 @@ static int lz_ev_id(struct lz_ctx *c, uint32_t x, int64_t *id)
 		return 0;
 	}
 	s = lz_stmt(c->lz, LSQL_EV_EL);
-	store_name_text(s, ":kind", l->kind == LOC_PORT ? "port" : "device");
-	store_name_text(s, ":host", l->host);
-	store_name_text(s, ":device", l->device);
-	store_name_int(s, ":port", l->hport);
-	store_name_text(s, ":profile", c->k->profile);
-	store_name_text(s, ":metric", baseline_metric_name(c->k->metric));
+	sql_name_text(s, ":kind", l->kind == LOC_PORT ? "port" : "device");
+	sql_name_text(s, ":host", l->host);
+	sql_name_text(s, ":device", l->device);
+	sql_name_int(s, ":port", l->hport);
+	sql_name_text(s, ":profile", c->k->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(c->k->metric));
 	rc = sqlite3_step(s);
 	c->ev[x] = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
 	sqlite3_reset(s);
@@ -599,8 +599,8 @@ static int lz_explained(struct lz_ctx *c)
 			if (ret || !id)
 				continue;
 			s = lz_stmt(c->lz, LSQL_EXPL_INS);
-			store_name_int(s, ":el", id);
-			store_name_real(s, ":started", o->started);
+			sql_name_int(s, ":el", id);
+			sql_name_real(s, ":started", o->started);
 			ret = store_done(c->st, s, "localize explained");
 			if (!ret && sqlite3_changes(c->st->db))
 				ret = store_evidence_touch(c->st, id);

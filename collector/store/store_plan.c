@@ -157,10 +157,8 @@ int store_probes_load(struct store *st, const char *group_label,
 	int rc = SQLITE_DONE, ret = t ? 0 : -ENOMEM;
 
 	*out = NULL;
-	sqlite3_bind_text(s, 1, group_label ? group_label : "", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, rail_label ? rail_label : "", -1,
-			  SQLITE_STATIC);
+	sql_name_text(s, ":group_label", group_label ? group_label : "");
+	sql_name_text(s, ":rail_label", rail_label ? rail_label : "");
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = tp_probe(t, s);
 	sqlite3_reset(s);
@@ -200,24 +198,24 @@ static int plan_insert(struct store *st, const struct planner_plan *plan,
 
 	snprintf(id, sizeof(id), "p%.0f-%016llx", period_start,
 		 (unsigned long long)t->key);
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)plan->period);
-	sqlite3_bind_text(s, 3, t->profile, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, a->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, a->ports[t->a_port].device, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 6, (int)a->ports[t->a_port].port);
-	sqlite3_bind_text(s, 7, b->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, b->ports[t->b_port].device, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 9, (int)b->ports[t->b_port].port);
+	sqlite3_bind_text(s, sql_param(s, ":id"), id, -1, SQLITE_TRANSIENT);
+	sql_name_int(s, ":period", (sqlite3_int64)plan->period);
+	sql_name_text(s, ":profile", t->profile);
+	sql_name_text(s, ":a_host", a->host);
+	sql_name_text(s, ":a_device", a->ports[t->a_port].device);
+	sql_name_int(s, ":a_port", (int)a->ports[t->a_port].port);
+	sql_name_text(s, ":b_host", b->host);
+	sql_name_text(s, ":b_device", b->ports[t->b_port].device);
+	sql_name_int(s, ":b_port", (int)b->ports[t->b_port].port);
 	if (a->group)
-		sqlite3_bind_text(s, 10, a->group, -1, SQLITE_STATIC);
+		sql_name_text(s, ":group_a", a->group);
 	if (b->group)
-		sqlite3_bind_text(s, 11, b->group, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 12, period_start + t->not_before);
-	sqlite3_bind_double(s, 13, period_start + t->deadline);
-	sqlite3_bind_int(s, 14, t->confirm);
+		sql_name_text(s, ":group_b", b->group);
+	sql_name_real(s, ":not_before", period_start + t->not_before);
+	sql_name_real(s, ":deadline", period_start + t->deadline);
+	sql_name_int(s, ":confirm", t->confirm);
 	if (t->dlid)
-		sqlite3_bind_int(s, 15, (int)t->dlid);
+		sql_name_int(s, ":dlid", (int)t->dlid);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc;
@@ -229,7 +227,7 @@ int store_plan_save(struct store *st, const struct planner_plan *plan,
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PLAN_DEL);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)plan->period);
+	sql_name_int(s, ":period", (sqlite3_int64)plan->period);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	for (size_t i = 0; rc == SQLITE_DONE && i < plan->n_tests; i++)
@@ -301,7 +299,7 @@ static int cov_pairs(struct store *st, unsigned long long period, json_t *pairs,
 	sqlite3_stmt *s = store_tstmt(st, TSQL_COVER_PAIRS);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)period);
+	sql_name_int(s, ":period", (sqlite3_int64)period);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *o = json_pack(
 			"{s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:f}", "id",
@@ -336,7 +334,7 @@ static int cov_ports(struct store *st, double cutoff, json_t *ports)
 	sqlite3_stmt *s = store_tstmt(st, TSQL_COVER_PORTS);
 	int rc;
 
-	sqlite3_bind_double(s, 1, cutoff);
+	sql_name_real(s, ":cutoff", cutoff);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		double last = sqlite3_column_double(s, 3);
 

@@ -149,20 +149,20 @@ static uint64_t port_hash(const struct report_port *p)
 
 /* ---- binding helpers: unknown values become NULL ---- */
 
-static void bind_known(sqlite3_stmt *s, int i, int64_t v)
+static void bind_known(sqlite3_stmt *s, const char *name, int64_t v)
 {
 	if (v >= 0)
-		sqlite3_bind_int64(s, i, v);
+		sql_name_int(s, name, v);
 	else
-		sqlite3_bind_null(s, i);
+		sql_name_null(s, name);
 }
 
-static void bind_speed(sqlite3_stmt *s, int i, double v)
+static void bind_speed(sqlite3_stmt *s, const char *name, double v)
 {
 	if (v >= 0)
-		sqlite3_bind_double(s, i, v);
+		sql_name_real(s, name, v);
 	else
-		sqlite3_bind_null(s, i);
+		sql_name_null(s, name);
 }
 
 /* Step an upsert ... RETURNING id. */
@@ -189,10 +189,10 @@ static int put_host(struct store *st, const struct report *r, double now,
 	int64_t id = 0;
 	int ret;
 
-	sqlite3_bind_text(s, 1, r->host, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 2, now);
-	sqlite3_bind_double(s, 3, r->timestamp);
-	store_bind_text(s, 4, r->probe_version);
+	sql_name_text(s, ":name", r->host);
+	sql_name_real(s, ":now", now);
+	sql_name_real(s, ":probe_timestamp", r->timestamp);
+	sql_name_text(s, ":probe_version", r->probe_version);
 	ret = store_returning(st, s, "host", &id);
 	if (ret)
 		return ret;
@@ -228,25 +228,25 @@ static int put_device_row(struct store *st, int64_t host_id,
 	for (size_t i = 0; i < d->n_netdevs && off < sizeof(netdevs); i++)
 		off += (size_t)snprintf(netdevs + off, sizeof(netdevs) - off,
 					"%s%s", i ? "," : "", d->netdevs[i]);
-	sqlite3_bind_int64(s, 1, host_id);
-	store_bind_text(s, 2, d->name);
-	store_bind_text(s, 3, d->node_guid);
-	store_bind_text(s, 4, d->sys_image_guid);
-	store_bind_text(s, 5, d->fw_ver);
-	store_bind_text(s, 6, d->hca_type);
-	store_bind_text(s, 7, d->board_id);
-	store_bind_text(s, 8, d->node_desc);
-	bind_known(s, 9, d->numa_node);
-	store_bind_text(s, 10, d->n_netdevs ? netdevs : NULL);
-	store_bind_text(s, 11, p->address);
-	bind_speed(s, 12, p->cur_speed_gts);
-	bind_speed(s, 13, p->max_speed_gts);
-	bind_known(s, 14, p->cur_width);
-	bind_known(s, 15, p->max_width);
-	bind_known(s, 16, p->aer_correctable);
-	bind_known(s, 17, p->aer_nonfatal);
-	bind_known(s, 18, p->aer_fatal);
-	sqlite3_bind_double(s, 19, now);
+	sql_name_int(s, ":host_id", host_id);
+	sql_name_text(s, ":name", d->name);
+	sql_name_text(s, ":node_guid", d->node_guid);
+	sql_name_text(s, ":sys_image_guid", d->sys_image_guid);
+	sql_name_text(s, ":fw_ver", d->fw_ver);
+	sql_name_text(s, ":hca_type", d->hca_type);
+	sql_name_text(s, ":board_id", d->board_id);
+	sql_name_text(s, ":node_desc", d->node_desc);
+	bind_known(s, ":numa_node", d->numa_node);
+	sql_name_text(s, ":netdevs", d->n_netdevs ? netdevs : NULL);
+	sql_name_text(s, ":pcie_address", p->address);
+	bind_speed(s, ":pcie_cur_speed_gts", p->cur_speed_gts);
+	bind_speed(s, ":pcie_max_speed_gts", p->max_speed_gts);
+	bind_known(s, ":pcie_cur_width", p->cur_width);
+	bind_known(s, ":pcie_max_width", p->max_width);
+	bind_known(s, ":aer_correctable", p->aer_correctable);
+	bind_known(s, ":aer_nonfatal", p->aer_nonfatal);
+	bind_known(s, ":aer_fatal", p->aer_fatal);
+	sql_name_real(s, ":updated", now);
 	return store_returning(st, s, "device", id);
 }
 
@@ -285,21 +285,21 @@ static int put_port_row(struct store *st, int64_t host_id, int64_t dev_id,
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_PORT_UPSERT);
 
-	sqlite3_bind_int64(s, 1, host_id);
-	sqlite3_bind_int64(s, 2, dev_id);
-	sqlite3_bind_int64(s, 3, p->port);
-	bind_known(s, 4, p->state);
-	bind_known(s, 5, p->phys_state);
+	sql_name_int(s, ":host_id", host_id);
+	sql_name_int(s, ":device_id", dev_id);
+	sql_name_int(s, ":port", p->port);
+	bind_known(s, ":state", p->state);
+	bind_known(s, ":phys_state", p->phys_state);
 	if (p->rate_bytes != REPORT_UNKNOWN)
-		sqlite3_bind_int64(s, 6, (int64_t)p->rate_bytes);
-	store_bind_text(s, 7, p->link_layer);
-	bind_known(s, 8, p->lid);
-	bind_known(s, 9, p->sm_lid);
-	bind_known(s, 10, p->lmc);
-	bind_known(s, 11, p->cap_mask);
-	store_bind_text(s, 12, p->port_guid);
-	store_bind_text(s, 13, p->netdev);
-	sqlite3_bind_double(s, 14, now);
+		sql_name_int(s, ":rate_bytes", (int64_t)p->rate_bytes);
+	sql_name_text(s, ":link_layer", p->link_layer);
+	bind_known(s, ":lid", p->lid);
+	bind_known(s, ":sm_lid", p->sm_lid);
+	bind_known(s, ":lmc", p->lmc);
+	bind_known(s, ":cap_mask", p->cap_mask);
+	sql_name_text(s, ":port_guid", p->port_guid);
+	sql_name_text(s, ":netdev", p->netdev);
+	sql_name_real(s, ":updated", now);
 	return store_returning(st, s, "port", id);
 }
 
@@ -310,26 +310,26 @@ static int put_port_tables(struct store *st, int64_t id,
 	sqlite3_stmt *s = store_stmt(st, SQL_GID_DEL);
 	int ret;
 
-	sqlite3_bind_int64(s, 1, id);
+	sql_name_int(s, ":port_id", id);
 	ret = store_done(st, s, "gid");
 	s = store_stmt(st, SQL_PKEY_DEL);
-	sqlite3_bind_int64(s, 1, id);
+	sql_name_int(s, ":port_id", id);
 	if (!ret)
 		ret = store_done(st, s, "pkey");
 	for (size_t i = 0; !ret && i < p->n_gids; i++) {
 		s = store_stmt(st, SQL_GID_INS);
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_int64(s, 2, p->gids[i].index);
-		store_bind_text(s, 3, p->gids[i].gid);
-		store_bind_text(s, 4, p->gids[i].type);
-		store_bind_text(s, 5, p->gids[i].netdev);
+		sql_name_int(s, ":port_id", id);
+		sql_name_int(s, ":idx", p->gids[i].index);
+		sql_name_text(s, ":gid", p->gids[i].gid);
+		sql_name_text(s, ":type", p->gids[i].type);
+		sql_name_text(s, ":netdev", p->gids[i].netdev);
 		ret = store_done(st, s, "gid");
 	}
 	for (size_t i = 0; !ret && i < p->n_pkeys; i++) {
 		s = store_stmt(st, SQL_PKEY_INS);
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_int64(s, 2, p->pkeys[i].index);
-		sqlite3_bind_int64(s, 3, p->pkeys[i].pkey);
+		sql_name_int(s, ":port_id", id);
+		sql_name_int(s, ":idx", p->pkeys[i].index);
+		sql_name_int(s, ":pkey", p->pkeys[i].pkey);
 		ret = store_done(st, s, "pkey");
 	}
 	return ret;
@@ -415,7 +415,7 @@ static int series_load(struct store *st, struct cache_port *p)
 	sqlite3_stmt *s = store_stmt(st, SQL_SERIES_LOAD);
 	int rc, ret = 0;
 
-	sqlite3_bind_int64(s, 1, p->id);
+	sql_name_int(s, ":port_id", p->id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *name = map_intern(
 			st->names, (const char *)sqlite3_column_text(s, 2));
@@ -470,14 +470,37 @@ static int put_port(struct store *st, struct cache_host *h,
 
 /* ---- counters ---- */
 
+/*
+ * The statements run per counter bind at indexes looked up by name once,
+ * at open: sqlite3_bind_parameter_index() is a scan of the names, and these
+ * run up to 280,000 times a second.
+ */
+int store_put_params(struct store *st)
+{
+	struct store_put_ix *x = &st->put_ix;
+	sqlite3_stmt *sample = st->sql[SQL_SAMPLE_INS];
+	sqlite3_stmt *upd = st->sql[SQL_SERIES_UPD];
+
+	x->sample_series = sql_param(sample, ":series_id");
+	x->sample_ts = sql_param(sample, ":ts");
+	x->sample_value = sql_param(sample, ":value");
+	x->upd_id = sql_param(upd, ":id");
+	x->upd_value = sql_param(upd, ":value");
+	x->upd_changed = sql_param(upd, ":changed");
+	if (!x->sample_series || !x->sample_ts || !x->sample_value ||
+	    !x->upd_id || !x->upd_value || !x->upd_changed)
+		return -EINVAL;
+	return 0;
+}
+
 static int put_sample(struct store *st, int64_t series_id, double now,
 		      uint64_t value)
 {
 	sqlite3_stmt *s = store_stmt(st, SQL_SAMPLE_INS);
 
-	sqlite3_bind_int64(s, 1, series_id);
-	sqlite3_bind_double(s, 2, now);
-	sqlite3_bind_int64(s, 3, (int64_t)value);
+	sqlite3_bind_int64(s, st->put_ix.sample_series, series_id);
+	sqlite3_bind_double(s, st->put_ix.sample_ts, now);
+	sqlite3_bind_int64(s, st->put_ix.sample_value, (int64_t)value);
 	return store_done(st, s, "sample");
 }
 
@@ -489,11 +512,11 @@ static int put_new_series(struct store *st, struct cache_port *p, int source,
 	int64_t id;
 	int ret;
 
-	sqlite3_bind_int64(s, 1, p->id);
-	sqlite3_bind_int(s, 2, source);
-	sqlite3_bind_text(s, 3, c->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, (int64_t)c->value);
-	sqlite3_bind_double(s, 5, now);
+	sql_name_int(s, ":port_id", p->id);
+	sql_name_int(s, ":source", source);
+	sql_name_text(s, ":name", c->name);
+	sql_name_int(s, ":value", (int64_t)c->value);
+	sql_name_real(s, ":changed", now);
 	ret = store_done(st, s, "series");
 	if (ret)
 		return ret;
@@ -522,9 +545,9 @@ static int put_counter(struct store *st, struct cache_port *p, int source,
 		return put_new_series(st, p, source, name, c, now, stats);
 	if (e->value != c->value) {
 		s = store_stmt(st, SQL_SERIES_UPD);
-		sqlite3_bind_int64(s, 1, e->id);
-		sqlite3_bind_int64(s, 2, (int64_t)c->value);
-		sqlite3_bind_double(s, 3, now);
+		sqlite3_bind_int64(s, st->put_ix.upd_id, e->id);
+		sqlite3_bind_int64(s, st->put_ix.upd_value, (int64_t)c->value);
+		sqlite3_bind_double(s, st->put_ix.upd_changed, now);
 		ret = store_done(st, s, "series");
 		if (ret)
 			return ret;

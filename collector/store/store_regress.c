@@ -52,14 +52,6 @@ sqlite3_stmt *regress_stmt(struct store_regress *rg, enum store_rsql which)
 	return s;
 }
 
-void regress_bind_real(sqlite3_stmt *s, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, i);
-	else
-		sqlite3_bind_double(s, i, v);
-}
-
 double regress_col_real(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL
@@ -85,9 +77,8 @@ int store_regress_prepare(struct store *st, const struct baseline_opts *o,
 		return -ENOMEM;
 	for (int i = 0; i < RSQL_COUNT; i++) {
 		const char *sql = regress_sql((enum store_rsql)i);
-		int rc = sqlite3_prepare_v3(st->db, sql, -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &rg->s[i], NULL);
+		int rc = sql_prepare(st->db, sql, SQLITE_PREPARE_PERSISTENT,
+				     &rg->s[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, sql);
@@ -200,14 +191,14 @@ struct rrow {
 
 static void bind_link(sqlite3_stmt *s, const struct rlink *l)
 {
-	store_bind_text(s, 1, l->host);
-	store_bind_text(s, 2, l->t->local_device);
-	sqlite3_bind_int64(s, 3, l->t->local_port);
-	store_bind_text(s, 4, l->t->peer_host);
-	store_bind_text(s, 5, l->t->peer_device);
-	sqlite3_bind_int64(s, 6, l->t->peer_port);
-	store_bind_text(s, 7, l->t->profile);
-	store_bind_text(s, 8, baseline_metric_name(l->metric));
+	sql_name_text(s, ":a_host", l->host);
+	sql_name_text(s, ":a_device", l->t->local_device);
+	sql_name_int(s, ":a_port", l->t->local_port);
+	sql_name_text(s, ":b_host", l->t->peer_host);
+	sql_name_text(s, ":b_device", l->t->peer_device);
+	sql_name_int(s, ":b_port", l->t->peer_port);
+	sql_name_text(s, ":profile", l->t->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(l->metric));
 }
 
 static int link_load(struct store *st, struct rlink *l, double now)
@@ -217,8 +208,8 @@ static int link_load(struct store *st, struct rlink *l, double now)
 	int rc;
 
 	bind_link(s, l);
-	store_bind_text(s, 9, rg->group_label);
-	sqlite3_bind_double(s, 10, now);
+	sql_name_text(s, ":group_label", rg->group_label);
+	sql_name_real(s, ":now", now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		l->id = sqlite3_column_int64(s, 0);
@@ -240,9 +231,9 @@ static int samples_load(struct store *st, const struct rlink *l, double from,
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_SAMPLES);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, l->id);
-	sqlite3_bind_double(s, 2, from);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)cap);
+	sql_name_int(s, ":link_id", l->id);
+	sql_name_real(s, ":from", from);
+	sql_name_int(s, ":cap", (sqlite3_int64)cap);
 	for (*n = 0; (rc = sqlite3_step(s)) == SQLITE_ROW && *n < cap;)
 		v[(*n)++] = sqlite3_column_double(s, 0);
 	sqlite3_reset(s);
@@ -256,7 +247,7 @@ static int reg_load(struct store *st, int64_t id, struct rreg *r)
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_REG_GET);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, id);
+	sql_name_int(s, ":id", id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		const char *src = (const char *)sqlite3_column_text(s, 3);
@@ -283,12 +274,13 @@ static int port_base(struct store *st, const struct rlink *l, int end,
 	sqlite3_stmt *s = regress_stmt(rg, RSQL_PORT_BL_GET);
 	int rc, have = 0;
 
-	store_bind_text(s, 1, end ? l->t->peer_host : l->host);
-	store_bind_text(s, 2, end ? l->t->peer_device : l->t->local_device);
-	sqlite3_bind_int64(s, 3, end ? l->t->peer_port : l->t->local_port);
-	store_bind_text(s, 4, l->t->profile);
-	store_bind_text(s, 5, baseline_metric_name(l->metric));
-	sqlite3_bind_double(s, 6, now - rg->window);
+	sql_name_text(s, ":host", end ? l->t->peer_host : l->host);
+	sql_name_text(s, ":device",
+		      end ? l->t->peer_device : l->t->local_device);
+	sql_name_int(s, ":port", end ? l->t->peer_port : l->t->local_port);
+	sql_name_text(s, ":profile", l->t->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(l->metric));
+	sql_name_real(s, ":since", now - rg->window);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		b->median = sqlite3_column_double(s, 0);
@@ -348,9 +340,9 @@ static int expected_end_of(struct store *st, const char *host,
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_PORT_INFO);
 	int rc, ret = -ENODATA;
 
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, device);
-	sqlite3_bind_int64(s, 3, port);
+	sql_name_text(s, ":host", host);
+	sql_name_text(s, ":device", device);
+	sql_name_int(s, ":port", port);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		const char *ll = (const char *)sqlite3_column_text(s, 1);
@@ -417,8 +409,8 @@ static int recent_load(struct store *st, struct rjob *j, size_t keep)
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_RECENT);
 	int rc;
 
-	sqlite3_bind_int64(s, 1, j->l.id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)keep);
+	sql_name_int(s, ":link_id", j->l.id);
+	sql_name_int(s, ":keep", (sqlite3_int64)keep);
 	for (j->nr = 0; j->nr < keep && (rc = sqlite3_step(s)) == SQLITE_ROW;
 	     j->nr++) {
 		struct rrow *r = &j->r[j->nr];
@@ -512,17 +504,17 @@ static int reg_open(struct store *st, struct rjob *j, double now)
 	baseline_compute(v, k, &fig);
 	s = regress_stmt(rg, RSQL_REG_INS);
 	bind_link(s, &j->l);
-	sqlite3_bind_double(s, 9, first);
-	sqlite3_bind_double(s, 10, j->l.t->started);
-	sqlite3_bind_double(s, 11, j->b.b.median);
-	sqlite3_bind_double(s, 12, j->b.threshold);
-	store_bind_text(s, 13, j->b.source);
-	sqlite3_bind_double(s, 14, fig.median);
-	sqlite3_bind_double(s, 15, worst);
-	sqlite3_bind_double(s, 16, j->l.value);
-	sqlite3_bind_int64(s, 17, (sqlite3_int64)k);
-	sqlite3_bind_int64(s, 18, seen);
-	sqlite3_bind_double(s, 19, now);
+	sql_name_real(s, ":started", first);
+	sql_name_real(s, ":opened", j->l.t->started);
+	sql_name_real(s, ":baseline", j->b.b.median);
+	sql_name_real(s, ":threshold", j->b.threshold);
+	sql_name_text(s, ":baseline_source", j->b.source);
+	sql_name_real(s, ":figure", fig.median);
+	sql_name_real(s, ":worst", worst);
+	sql_name_real(s, ":last", j->l.value);
+	sql_name_int(s, ":bad_results", (sqlite3_int64)k);
+	sql_name_int(s, ":results", seen);
+	sql_name_real(s, ":now", now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		j->l.reg = sqlite3_column_int64(s, 0);
@@ -530,8 +522,8 @@ static int reg_open(struct store *st, struct rjob *j, double now)
 	if (rc != SQLITE_ROW)
 		return store_err(st, rc, "regression");
 	s = regress_stmt(rg, RSQL_COUNT_BUMP);
-	store_bind_text(s, 1, j->l.t->profile);
-	store_bind_text(s, 2, baseline_metric_name(j->l.metric));
+	sql_name_text(s, ":profile", j->l.t->profile);
+	sql_name_text(s, ":metric", baseline_metric_name(j->l.metric));
 	return store_done(st, s, "regression_count");
 }
 
@@ -540,10 +532,10 @@ static int reg_close(struct store *st, struct rjob *j, const char *reason,
 {
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_REG_CLOSE);
 
-	sqlite3_bind_int64(s, 1, j->l.reg);
-	sqlite3_bind_double(s, 2, j->l.t->started);
-	store_bind_text(s, 3, reason);
-	sqlite3_bind_double(s, 4, now);
+	sql_name_int(s, ":id", j->l.reg);
+	sql_name_real(s, ":closed", j->l.t->started);
+	sql_name_text(s, ":reason", reason);
+	sql_name_real(s, ":now", now);
 	j->l.reg = 0;
 	j->l.window_from = j->l.t->started;
 	return store_done(st, s, "regression close");
@@ -554,13 +546,13 @@ static int reg_progress(struct store *st, struct rjob *j, double now)
 	sqlite3_stmt *s = regress_stmt(st->regress, RSQL_REG_UPD);
 	double v = j->l.value, w = j->reg.worst;
 
-	sqlite3_bind_int64(s, 1, j->l.reg);
-	sqlite3_bind_double(s, 2,
-			    j->l.metric == BASELINE_BANDWIDTH ? fmin(w, v)
-							      : fmax(w, v));
-	sqlite3_bind_double(s, 3, v);
-	sqlite3_bind_int(s, 4, j->bad == 1);
-	sqlite3_bind_double(s, 5, now);
+	sql_name_int(s, ":id", j->l.reg);
+	sql_name_real(s, ":worst",
+		      j->l.metric == BASELINE_BANDWIDTH ? fmin(w, v)
+							: fmax(w, v));
+	sql_name_real(s, ":last", v);
+	sql_name_int(s, ":bad", j->bad == 1);
+	sql_name_real(s, ":now", now);
 	return store_done(st, s, "regression update");
 }
 
@@ -573,19 +565,19 @@ static int recent_save(struct store *st, const struct rjob *j, size_t keep)
 	if (j->bad < 0 && j->under < 0)
 		return 0;
 	s = regress_stmt(rg, RSQL_RECENT_INS);
-	sqlite3_bind_int64(s, 1, j->l.id);
-	sqlite3_bind_double(s, 2, j->l.t->started);
-	sqlite3_bind_double(s, 3, j->l.value);
+	sql_name_int(s, ":link_id", j->l.id);
+	sql_name_real(s, ":started", j->l.t->started);
+	sql_name_real(s, ":value", j->l.value);
 	if (j->bad >= 0)
-		sqlite3_bind_int(s, 4, j->bad);
+		sql_name_int(s, ":bad", j->bad);
 	if (j->under >= 0)
-		sqlite3_bind_int(s, 5, j->under);
+		sql_name_int(s, ":under", j->under);
 	ret = store_done(st, s, "link_recent");
 	if (ret)
 		return ret;
 	s = regress_stmt(rg, RSQL_RECENT_TRIM);
-	sqlite3_bind_int64(s, 1, j->l.id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)keep);
+	sql_name_int(s, ":link_id", j->l.id);
+	sql_name_int(s, ":keep", (sqlite3_int64)keep);
 	return store_done(st, s, "link_recent trim");
 }
 
@@ -643,13 +635,13 @@ static int port_pool(struct store *st, const struct rlink *l, int end,
 	size_t n = 0;
 	int rc;
 
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, dev);
-	sqlite3_bind_int64(s, 3, port);
-	store_bind_text(s, 4, l->t->profile);
-	store_bind_text(s, 5, metric);
-	sqlite3_bind_double(s, 6, from);
-	sqlite3_bind_int64(s, 7, (sqlite3_int64)cap);
+	sql_name_text(s, ":host", host);
+	sql_name_text(s, ":device", dev);
+	sql_name_int(s, ":port", port);
+	sql_name_text(s, ":profile", l->t->profile);
+	sql_name_text(s, ":metric", metric);
+	sql_name_real(s, ":from", from);
+	sql_name_int(s, ":cap", (sqlite3_int64)cap);
 	while (n < cap && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		v[n++] = sqlite3_column_double(s, 0);
 	if (n < cap && rc != SQLITE_DONE) {
@@ -660,15 +652,15 @@ static int port_pool(struct store *st, const struct rlink *l, int end,
 	if (n < (size_t)rg->o.min_results || baseline_compute(v, n, &b))
 		b.median = b.spread = NAN;
 	s = regress_stmt(rg, RSQL_PORT_BL_UPSERT);
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, dev);
-	sqlite3_bind_int64(s, 3, port);
-	store_bind_text(s, 4, l->t->profile);
-	store_bind_text(s, 5, metric);
-	regress_bind_real(s, 6, b.median);
-	regress_bind_real(s, 7, b.spread);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)n);
-	sqlite3_bind_double(s, 9, now);
+	sql_name_text(s, ":host", host);
+	sql_name_text(s, ":device", dev);
+	sql_name_int(s, ":port", port);
+	sql_name_text(s, ":profile", l->t->profile);
+	sql_name_text(s, ":metric", metric);
+	sql_name_real(s, ":baseline", b.median);
+	sql_name_real(s, ":spread", b.spread);
+	sql_name_int(s, ":samples", (sqlite3_int64)n);
+	sql_name_real(s, ":now", now);
 	return store_done(st, s, "port_baseline");
 }
 
@@ -683,16 +675,16 @@ static int feed(struct store *st, struct rjob *j, double from, double now)
 	sqlite3_stmt *s = regress_stmt(rg, RSQL_SAMPLE_INS);
 	int ret;
 
-	sqlite3_bind_int64(s, 1, l->id);
-	sqlite3_bind_double(s, 2, l->t->started);
-	sqlite3_bind_double(s, 3, l->value);
+	sql_name_int(s, ":link_id", l->id);
+	sql_name_real(s, ":started", l->t->started);
+	sql_name_real(s, ":value", l->value);
 	ret = store_done(st, s, "baseline_sample");
 	if (ret)
 		return ret;
 	s = regress_stmt(rg, RSQL_SAMPLE_TRIM);
-	sqlite3_bind_int64(s, 1, l->id);
-	sqlite3_bind_double(s, 2, from);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)j->cap);
+	sql_name_int(s, ":link_id", l->id);
+	sql_name_real(s, ":from", from);
+	sql_name_int(s, ":cap", (sqlite3_int64)j->cap);
 	ret = store_done(st, s, "baseline_sample trim");
 	for (int e = 0; !ret && e < (loop ? 1 : 2); e++)
 		ret = port_pool(st, l, e, from, j->tmp, j->cap, now);
@@ -734,29 +726,29 @@ static int link_save(struct store *st, struct rjob *j, double now)
 	if (ret)
 		return ret;
 	s = regress_stmt(st->regress, RSQL_LINK_UPD);
-	sqlite3_bind_int64(s, 1, j->l.id);
+	sql_name_int(s, ":id", j->l.id);
 	if (b.have) {
-		sqlite3_bind_double(s, 2, b.b.median);
-		regress_bind_real(s, 3, b.b.spread);
-		sqlite3_bind_double(s, 4, b.threshold);
-		store_bind_text(s, 5, source);
+		sql_name_real(s, ":baseline", b.b.median);
+		sql_name_real(s, ":spread", b.b.spread);
+		sql_name_real(s, ":threshold", b.threshold);
+		sql_name_text(s, ":baseline_source", source);
 	}
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)j->n);
-	sqlite3_bind_int(s, 7, j->bad >= 0);
-	sqlite3_bind_double(s, 8, j->l.value);
-	sqlite3_bind_double(s, 9, j->l.t->started);
-	sqlite3_bind_int(s, 10, j->bad == 1);
+	sql_name_int(s, ":samples", (sqlite3_int64)j->n);
+	sql_name_int(s, ":judged", j->bad >= 0);
+	sql_name_real(s, ":last_value", j->l.value);
+	sql_name_real(s, ":last_started", j->l.t->started);
+	sql_name_int(s, ":last_bad", j->bad == 1);
 	if (j->l.reg)
-		sqlite3_bind_int64(s, 11, j->l.reg);
-	sqlite3_bind_double(s, 12, j->l.window_from);
+		sql_name_int(s, ":regression_id", j->l.reg);
+	sql_name_real(s, ":window_from", j->l.window_from);
 	if (j->have_f) {
-		sqlite3_bind_double(s, 13, j->f.value);
-		store_bind_text(s, 14, j->f.limit);
-		sqlite3_bind_double(s, 15, j->l.value / j->f.value);
+		sql_name_real(s, ":expected", j->f.value);
+		sql_name_text(s, ":expected_limit", j->f.limit);
+		sql_name_real(s, ":efficiency", j->l.value / j->f.value);
 	}
-	regress_bind_real(s, 16, j->l.under_since);
-	sqlite3_bind_double(s, 17, j->l.under_from);
-	sqlite3_bind_double(s, 18, now);
+	sql_name_real(s, ":under_since", j->l.under_since);
+	sql_name_real(s, ":under_from", j->l.under_from);
+	sql_name_real(s, ":now", now);
 	return store_done(st, s, "link_state update");
 }
 
@@ -769,7 +761,7 @@ static int reg_expire(struct store *st, struct rjob *j, double now)
 	if (ret)
 		return ret;
 	s = regress_stmt(st->regress, RSQL_SAMPLE_CLEAR);
-	sqlite3_bind_int64(s, 1, j->l.id);
+	sql_name_int(s, ":link_id", j->l.id);
 	j->n = 0;
 	ret = store_done(st, s, "baseline_sample clear");
 	return ret ? ret

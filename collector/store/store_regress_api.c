@@ -60,7 +60,7 @@ int store_regress_retire(struct store *st, const char *host, double now,
 	for (size_t i = 0; !ret && i < sizeof(del) / sizeof(*del); i++) {
 		sqlite3_stmt *s = regress_stmt(rg, del[i]);
 
-		store_bind_text(s, 1, host);
+		sql_name_text(s, ":host", host);
 		ret = store_done(st, s, "retire baselines");
 		if (!ret)
 			*changes += (size_t)sqlite3_changes(st->db);
@@ -74,20 +74,22 @@ int store_regress_retire(struct store *st, const char *host, double now,
 	return ret ? ret : reinfer_all(st, now);
 }
 
-/* Run a DELETE/UPDATE with (@a, @b[, @limit]) bound; its changes. */
+/* Run a prune DELETE/UPDATE with :cutoff @a (or :now @a and :cutoff @b)
+ * and :batch @limit where it has them; its changes. */
 static int prune_run(struct store *st, enum store_rsql which, double a,
 		     double b, long long limit, size_t *changes)
 {
 	sqlite3_stmt *s = regress_stmt(store_regress_of(st), which);
 	int ret;
 
-	sqlite3_bind_double(s, 1, a);
 	if (which == RSQL_PRUNE_STALE_REGS) {
-		sqlite3_bind_double(s, 2, b);
-		sqlite3_bind_int64(s, 3, limit);
-	} else if (which != RSQL_PRUNE_PORT_BL) {
-		sqlite3_bind_int64(s, 2, limit);
+		sql_name_real(s, ":now", a);
+		sql_name_real(s, ":cutoff", b);
+	} else {
+		sql_name_real(s, ":cutoff", a);
 	}
+	if (which != RSQL_PRUNE_PORT_BL)
+		sql_name_int(s, ":batch", limit);
 	ret = store_done(st, s, "prune baselines");
 	*changes = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	return ret;
@@ -151,8 +153,9 @@ static json_t *col_json(sqlite3_stmt *s, int i)
 	}
 }
 
-/* Each row of @sql (?1 bound to @a when not NAN) as an object whose keys
- * are the column names, appended to @arr; at most @max, *@more set past. */
+/* Each row of @sql (:since bound to @a when not NAN, :limit to @max + 1) as an
+ * object whose keys are the column names, appended to @arr; at most @max,
+ * *@more set past. */
 static int rows_json(struct store *st, const char *sql, double a, size_t max,
 		     json_t *arr, int *more)
 {
@@ -160,12 +163,12 @@ static int rows_json(struct store *st, const char *sql, double a, size_t max,
 	size_t n = 0;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	rc = sql_prepare(st->db, sql, 0, &s);
 	if (rc != SQLITE_OK)
 		return store_err(st, rc, "regressions view");
 	if (!isnan(a))
-		sqlite3_bind_double(s, 1, a);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)max + 1);
+		sql_name_real(s, ":since", a);
+	sql_name_int(s, ":limit", (sqlite3_int64)max + 1);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *o;
 
@@ -213,42 +216,42 @@ static int rows_json(struct store *st, const char *sql, double a, size_t max,
 static const struct {
 	const char *key, *sql;
 	size_t max;
-	int windowed; /* ?1 is now - window */
+	int windowed; /* :since is now - window */
 } api_views[] = {
 	{"open",
 	 "SELECT " REG_COLS "WHERE closed IS NULL ORDER BY opened DESC, id "
-	 "DESC LIMIT ?2",
+	 "DESC LIMIT :limit",
 	 API_MAX_OPEN, 0},
 	{"closed",
-	 "SELECT " REG_COLS "WHERE closed IS NOT NULL AND closed >= ?1 "
-	 "ORDER BY closed DESC, id DESC LIMIT ?2",
+	 "SELECT " REG_COLS "WHERE closed IS NOT NULL AND closed >= :since "
+	 "ORDER BY closed DESC, id DESC LIMIT :limit",
 	 API_MAX_CLOSED, 1},
 	{"suspect_ports",
 	 "SELECT host, device, port, profile, metric, since, "
 	 "links_regressed, links_judged, peers_fine FROM port_suspect ORDER "
-	 "BY since, host, device, port LIMIT ?2",
+	 "BY since, host, device, port LIMIT :limit",
 	 API_MAX_SUSPECT, 0},
 	{"suspect_group_pairs",
 	 "SELECT group_a, group_b, profile, metric, since, links_regressed, "
 	 "links_judged FROM group_pair_suspect ORDER BY since, group_a, "
-	 "group_b LIMIT ?2",
+	 "group_b LIMIT :limit",
 	 API_MAX_SUSPECT, 0},
 	{"suspects",
 	 "SELECT " SUS_COLS "WHERE closed IS NULL UNION ALL SELECT " FSUS_COLS
 	 "WHERE closed IS NULL ORDER BY since, kind, host, device, port, "
-	 "a_node_guid, a_port LIMIT ?2",
+	 "a_node_guid, a_port LIMIT :limit",
 	 API_MAX_SUSPECT, 0},
 	{"suspects_closed",
-	 "SELECT " SUS_COLS "WHERE closed IS NOT NULL AND closed >= ?1 "
+	 "SELECT " SUS_COLS "WHERE closed IS NOT NULL AND closed >= :since "
 	 "UNION ALL SELECT " FSUS_COLS "WHERE closed IS NOT NULL AND closed "
-	 ">= ?1 ORDER BY closed DESC, kind, id DESC LIMIT ?2",
+	 ">= :since ORDER BY closed DESC, kind, id DESC LIMIT :limit",
 	 API_MAX_CLOSED, 1},
 	{"under_expected",
 	 "SELECT a_host AS host, a_device AS device, a_port AS port, b_host "
 	 "AS peer_host, b_device AS peer_device, b_port AS peer_port, "
 	 "profile, last_value AS figure, expected, expected_limit, "
 	 "efficiency, under_since AS since FROM link_state WHERE under_since "
-	 "IS NOT NULL ORDER BY under_since, id LIMIT ?2",
+	 "IS NOT NULL ORDER BY under_since, id LIMIT :limit",
 	 API_MAX_UNDER, 0},
 };
 

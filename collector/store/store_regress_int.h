@@ -81,9 +81,6 @@ int regress_mark(struct store_regress *rg, const char *profile,
 int regress_suspects(struct store *st, const char *profile,
 		     enum baseline_metric metric, double now);
 
-/* Bind a double, NAN as NULL. */
-void regress_bind_real(sqlite3_stmt *s, int i, double v);
-
 /* A REAL column, NAN when NULL. */
 double regress_col_real(sqlite3_stmt *s, int i);
 

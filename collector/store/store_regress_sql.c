@@ -6,141 +6,174 @@
  */
 #include "store_regress_int.h"
 
-#define GROUP_OF(h)                                                            \
-	"(SELECT l.value FROM probe p JOIN probe_label l ON l.probe_id = "     \
-	"p.id AND l.key = ?9 WHERE p.host = " h ")"
-#define LINK_COLS                                                              \
+/* clang-format off */
+#define GROUP_OF(h)							\
+	"(SELECT l.value FROM probe p "					\
+	"JOIN probe_label l ON l.probe_id = p.id AND l.key = :group_label " \
+	"WHERE p.host = " h ")"
+#define LINK_COLS							\
 	"a_host, a_device, a_port, b_host, b_device, b_port, profile, metric"
+#define LINK_PARAMS							\
+	":a_host, :a_device, :a_port, :b_host, :b_device, :b_port, :profile, " \
+	":metric"
 static const char *const rsql_text[RSQL_COUNT] = {
 	[RSQL_LINK_UPSERT] =
-		"INSERT INTO link_state (" LINK_COLS ", a_group, b_group, "
-		"updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " GROUP_OF(
-			"?1") ", " GROUP_OF("?4") ", ?10) ON CONFLICT "
-						  "(" LINK_COLS
-						  ") DO UPDATE SET a_group = "
-						  "excluded.a_group, b_group = "
-						  "excluded.b_group RETURNING "
-						  "id, last_started, "
-						  "regression_id, window_from, "
-						  "under_since, under_from, "
-						  "last_bad",
-	[RSQL_SAMPLES] = "SELECT value FROM baseline_sample WHERE link_id = ?1 "
-			 "AND started >= ?2 ORDER BY started DESC LIMIT ?3",
-	[RSQL_SAMPLE_INS] = "INSERT INTO baseline_sample (link_id, started, "
-			    "value) VALUES (?1, ?2, ?3)",
+		"INSERT INTO link_state (" LINK_COLS ", a_group, b_group, updated) "
+		"VALUES (" LINK_PARAMS ", " GROUP_OF(":a_host") ", "
+		GROUP_OF(":b_host") ", :now) "
+		"ON CONFLICT (" LINK_COLS ") DO UPDATE SET a_group = excluded.a_group, "
+		"b_group = excluded.b_group "
+		"RETURNING id, last_started, regression_id, window_from, under_since, "
+		"under_from, last_bad",
+	[RSQL_SAMPLES] =
+		"SELECT value FROM baseline_sample "
+		"WHERE link_id = :link_id AND started >= :from "
+		"ORDER BY started DESC LIMIT :cap",
+	[RSQL_SAMPLE_INS] =
+		"INSERT INTO baseline_sample (link_id, started, value) "
+		"VALUES (:link_id, :started, :value)",
 	[RSQL_SAMPLE_TRIM] =
-		"DELETE FROM baseline_sample WHERE link_id = ?1 AND (started "
-		"< ?2 OR rowid NOT IN (SELECT rowid FROM baseline_sample WHERE "
-		"link_id = ?1 ORDER BY started DESC LIMIT ?3))",
-	[RSQL_SAMPLE_CLEAR] = "DELETE FROM baseline_sample WHERE link_id = ?1",
+		"DELETE FROM baseline_sample "
+		"WHERE link_id = :link_id AND (started < :from OR rowid NOT IN ("
+		"SELECT rowid FROM baseline_sample WHERE link_id = :link_id "
+		"ORDER BY started DESC LIMIT :cap))",
+	[RSQL_SAMPLE_CLEAR] = "DELETE FROM baseline_sample WHERE link_id = :link_id",
 	/* Each end through its own index (a UNION ALL: an OR of the two
 	 * ends walked every link of the profile, 12 ms at 11,000 links
 	 * against 0.3 ms); a loopback link counts once. */
-	[RSQL_POOL] = "SELECT s.value FROM (SELECT id FROM link_state WHERE "
-		      "a_host = ?1 AND a_device = ?2 AND a_port = ?3 AND "
-		      "profile = ?4 AND metric = ?5 UNION ALL SELECT id FROM "
-		      "link_state WHERE b_host = ?1 AND b_device = ?2 AND "
-		      "b_port = ?3 AND profile = ?4 AND metric = ?5 AND NOT "
-		      "(a_host = ?1 AND a_device = ?2 AND a_port = ?3)) l "
-		      "JOIN baseline_sample s ON s.link_id = l.id WHERE "
-		      "s.started >= ?6 ORDER BY s.started DESC LIMIT ?7",
+	[RSQL_POOL] =
+		"SELECT s.value FROM ("
+		"SELECT id FROM link_state WHERE a_host = :host AND a_device = :device "
+		"AND a_port = :port AND profile = :profile AND metric = :metric "
+		"UNION ALL "
+		"SELECT id FROM link_state WHERE b_host = :host AND b_device = :device "
+		"AND b_port = :port AND profile = :profile AND metric = :metric "
+		"AND NOT (a_host = :host AND a_device = :device AND a_port = :port)) l "
+		"JOIN baseline_sample s ON s.link_id = l.id "
+		"WHERE s.started >= :from "
+		"ORDER BY s.started DESC LIMIT :cap",
 	[RSQL_PORT_BL_UPSERT] =
-		"INSERT INTO port_baseline (host, device, port, profile, "
-		"metric, baseline, spread, samples, updated) VALUES (?1, ?2, "
-		"?3, ?4, ?5, ?6, ?7, "
-		"?8, ?9) ON CONFLICT DO UPDATE SET baseline = ?6, spread = ?7, "
-		"samples = ?8, updated = ?9",
+		"INSERT INTO port_baseline (host, device, port, profile, metric, "
+		"baseline, spread, samples, updated) "
+		"VALUES (:host, :device, :port, :profile, :metric, :baseline, :spread, "
+		":samples, :now) "
+		"ON CONFLICT DO UPDATE SET baseline = :baseline, spread = :spread, "
+		"samples = :samples, updated = :now",
 	[RSQL_PORT_BL_GET] =
-		"SELECT baseline, spread, samples FROM port_baseline WHERE "
-		"host = ?1 AND device = ?2 AND port = ?3 AND profile = ?4 AND "
-		"metric = ?5 AND baseline IS NOT NULL AND updated >= ?6",
-	[RSQL_RECENT] = "SELECT started, value, bad, under FROM link_recent "
-			"WHERE link_id = ?1 ORDER BY started DESC LIMIT ?2",
+		"SELECT baseline, spread, samples FROM port_baseline "
+		"WHERE host = :host AND device = :device AND port = :port "
+		"AND profile = :profile AND metric = :metric "
+		"AND baseline IS NOT NULL AND updated >= :since",
+	[RSQL_RECENT] =
+		"SELECT started, value, bad, under FROM link_recent "
+		"WHERE link_id = :link_id "
+		"ORDER BY started DESC LIMIT :keep",
 	[RSQL_RECENT_INS] =
 		"INSERT INTO link_recent (link_id, started, value, bad, under) "
-		"VALUES (?1, ?2, ?3, ?4, "
-		"?5)",
+		"VALUES (:link_id, :started, :value, :bad, :under)",
 	[RSQL_RECENT_TRIM] =
-		"DELETE FROM link_recent WHERE link_id = ?1 AND rowid NOT IN "
-		"(SELECT rowid FROM link_recent WHERE link_id = ?1 ORDER BY "
-		"started DESC LIMIT ?2)",
-	[RSQL_REG_GET] = "SELECT started, baseline, threshold, "
-			 "baseline_source, worst FROM regression WHERE id = ?1",
+		"DELETE FROM link_recent "
+		"WHERE link_id = :link_id AND rowid NOT IN ("
+		"SELECT rowid FROM link_recent WHERE link_id = :link_id "
+		"ORDER BY started DESC LIMIT :keep)",
+	[RSQL_REG_GET] =
+		"SELECT started, baseline, threshold, baseline_source, worst "
+		"FROM regression WHERE id = :id",
 	[RSQL_REG_INS] =
-		"INSERT INTO regression (" LINK_COLS
-		", started, opened, baseline, threshold, baseline_source, "
-		"figure, worst, last, bad_results, results, updated) VALUES "
-		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-		"?15, ?16, ?17, ?18, ?19) RETURNING id",
-	[RSQL_REG_UPD] = "UPDATE regression SET worst = ?2, last = ?3, "
-			 "bad_results = bad_results + ?4, results = results + "
-			 "1, updated = ?5 WHERE id = ?1",
-	[RSQL_REG_CLOSE] = "UPDATE regression SET closed = ?2, close_reason = "
-			   "?3, updated = ?4 WHERE id = ?1",
-	[RSQL_COUNT_BUMP] = "INSERT INTO regression_count (profile, metric, "
-			    "opened) VALUES (?1, ?2, 1) "
-			    "ON CONFLICT DO UPDATE SET opened = opened + 1",
+		"INSERT INTO regression (" LINK_COLS ", started, opened, baseline, "
+		"threshold, baseline_source, figure, worst, last, bad_results, results, "
+		"updated) "
+		"VALUES (" LINK_PARAMS ", :started, :opened, :baseline, :threshold, "
+		":baseline_source, :figure, :worst, :last, :bad_results, :results, "
+		":now) "
+		"RETURNING id",
+	[RSQL_REG_UPD] =
+		"UPDATE regression SET worst = :worst, last = :last, "
+		"bad_results = bad_results + :bad, results = results + 1, "
+		"updated = :now "
+		"WHERE id = :id",
+	[RSQL_REG_CLOSE] =
+		"UPDATE regression SET closed = :closed, close_reason = :reason, "
+		"updated = :now "
+		"WHERE id = :id",
+	[RSQL_COUNT_BUMP] =
+		"INSERT INTO regression_count (profile, metric, opened) "
+		"VALUES (:profile, :metric, 1) "
+		"ON CONFLICT DO UPDATE SET opened = opened + 1",
 	[RSQL_LINK_UPD] =
-		"UPDATE link_state SET baseline = ?2, spread = ?3, threshold = "
-		"?4, baseline_source = ?5, samples = ?6, judged = judged + ?7, "
-		"last_value = ?8, last_started = ?9, last_bad = ?10, "
-		"regression_id = ?11, window_from = ?12, expected = ?13, "
-		"expected_limit = ?14, efficiency = ?15, under_since = ?16, "
-		"under_from = ?17, updated = ?18 WHERE id = ?1",
+		"UPDATE link_state SET baseline = :baseline, spread = :spread, "
+		"threshold = :threshold, baseline_source = :baseline_source, "
+		"samples = :samples, judged = judged + :judged, "
+		"last_value = :last_value, last_started = :last_started, "
+		"last_bad = :last_bad, regression_id = :regression_id, "
+		"window_from = :window_from, expected = :expected, "
+		"expected_limit = :expected_limit, efficiency = :efficiency, "
+		"under_since = :under_since, under_from = :under_from, "
+		"updated = :now "
+		"WHERE id = :id",
 	[RSQL_PORT_INFO] =
 		"SELECT p.rate_bytes, p.link_layer, d.pcie_cur_speed_gts, "
-		"d.pcie_cur_width, p.state FROM host h JOIN device d ON "
-		"d.host_id = h.id AND d.name = ?2 JOIN port p ON p.device_id = "
-		"d.id AND p.port = ?3 WHERE h.name = ?1",
-	[RSQL_OPEN_LINKS] = "SELECT id, " LINK_COLS ", a_group, b_group FROM "
-			    "link_state WHERE profile = ?1 AND metric = ?2 AND "
-			    "regression_id IS NOT NULL",
+		"d.pcie_cur_width, p.state "
+		"FROM host h JOIN device d ON d.host_id = h.id AND d.name = :device "
+		"JOIN port p ON p.device_id = d.id AND p.port = :port "
+		"WHERE h.name = :host",
+	[RSQL_OPEN_LINKS] =
+		"SELECT id, " LINK_COLS ", a_group, b_group FROM link_state "
+		"WHERE profile = :profile AND metric = :metric "
+		"AND regression_id IS NOT NULL",
 	[RSQL_PORT_LINKS] =
-		"SELECT id, " LINK_COLS ", a_group, b_group, regression_id IS "
-		"NOT NULL, regression_id IS NULL AND NOT last_bad FROM "
-		"link_state WHERE profile = ?4 AND metric = ?5 AND judged > 0 "
-		"AND (last_started >= ?6 OR regression_id IS NOT NULL) "
-		"AND ((a_host = ?1 AND a_device = ?2 AND a_port = ?3) OR "
-		"(b_host = ?1 AND b_device = ?2 AND b_port = ?3))",
+		"SELECT id, " LINK_COLS ", a_group, b_group, "
+		"regression_id IS NOT NULL, regression_id IS NULL AND NOT last_bad "
+		"FROM link_state "
+		"WHERE profile = :profile AND metric = :metric AND judged > 0 "
+		"AND (last_started >= :since OR regression_id IS NOT NULL) "
+		"AND ((a_host = :host AND a_device = :device AND a_port = :port) OR "
+		"(b_host = :host AND b_device = :device AND b_port = :port))",
 	[RSQL_GROUP_TOTAL] =
-		"SELECT count(*) FROM link_state WHERE profile = ?1 AND metric "
-		"= ?2 AND judged > 0 AND (last_started >= ?5 OR regression_id "
-		"IS NOT NULL) AND ((a_group = ?3 AND b_group = ?4) OR (a_group "
-		"= ?4 AND b_group = ?3))",
-	[RSQL_GSUS_SINCE] = "SELECT group_a, group_b, since FROM "
-			    "group_pair_suspect WHERE profile = ?1 AND metric "
-			    "= ?2",
-	[RSQL_GSUS_DEL] = "DELETE FROM group_pair_suspect WHERE profile = ?1 "
-			  "AND metric = ?2",
+		"SELECT count(*) FROM link_state "
+		"WHERE profile = :profile AND metric = :metric AND judged > 0 "
+		"AND (last_started >= :since OR regression_id IS NOT NULL) "
+		"AND ((a_group = :group_a AND b_group = :group_b) "
+		"OR (a_group = :group_b AND b_group = :group_a))",
+	[RSQL_GSUS_SINCE] =
+		"SELECT group_a, group_b, since FROM group_pair_suspect "
+		"WHERE profile = :profile AND metric = :metric",
+	[RSQL_GSUS_DEL] =
+		"DELETE FROM group_pair_suspect "
+		"WHERE profile = :profile AND metric = :metric",
 	[RSQL_GSUS_INS] =
-		"INSERT INTO group_pair_suspect (group_a, group_b, profile, "
-		"metric, since, links_regressed, links_judged) VALUES (?1, ?2, "
-		"?3, "
-		"?4, ?5, ?6, ?7)",
+		"INSERT INTO group_pair_suspect (group_a, group_b, profile, metric, "
+		"since, links_regressed, links_judged) "
+		"VALUES (:group_a, :group_b, :profile, :metric, :since, :regressed, "
+		":judged)",
 	[RSQL_ALL_KINDS] =
-		"SELECT profile, metric FROM link_state WHERE regression_id IS "
-		"NOT NULL UNION "
+		"SELECT profile, metric FROM link_state WHERE regression_id IS NOT NULL "
+		"UNION "
 		"SELECT profile, metric FROM group_pair_suspect",
-	[RSQL_RET_LINKS] = "DELETE FROM link_state WHERE a_host = ?1 OR b_host "
-			   "= ?1",
-	[RSQL_RET_REGS] = "DELETE FROM regression WHERE a_host = ?1 OR b_host "
-			  "= ?1",
-	[RSQL_RET_PORT_BL] = "DELETE FROM port_baseline WHERE host = ?1",
+	[RSQL_RET_LINKS] =
+		"DELETE FROM link_state WHERE a_host = :host OR b_host = :host",
+	[RSQL_RET_REGS] =
+		"DELETE FROM regression WHERE a_host = :host OR b_host = :host",
+	[RSQL_RET_PORT_BL] = "DELETE FROM port_baseline WHERE host = :host",
 	[RSQL_PRUNE_STALE_REGS] =
-		"UPDATE regression SET closed = ?1, close_reason = 'stale', "
-		"updated = ?1 WHERE id IN (SELECT regression_id FROM "
-		"link_state WHERE last_started < ?2 AND regression_id IS NOT "
-		"NULL LIMIT ?3)",
+		"UPDATE regression SET closed = :now, close_reason = 'stale', "
+		"updated = :now "
+		"WHERE id IN (SELECT regression_id FROM link_state "
+		"WHERE last_started < :cutoff AND regression_id IS NOT NULL "
+		"LIMIT :batch)",
 	[RSQL_PRUNE_STALE_LINKS] =
-		"DELETE FROM link_state WHERE id IN (SELECT l.id FROM "
-		"link_state l WHERE l.last_started < ?1 AND (l.regression_id "
-		"IS NULL OR EXISTS (SELECT 1 FROM regression r WHERE r.id = "
-		"l.regression_id AND r.closed IS NOT NULL)) LIMIT ?2)",
-	[RSQL_PRUNE_REGS] = "DELETE FROM regression WHERE id IN (SELECT id "
-			    "FROM regression WHERE closed IS NOT NULL AND "
-			    "updated < ?1 LIMIT ?2)",
-	[RSQL_PRUNE_PORT_BL] = "DELETE FROM port_baseline WHERE updated < ?1",
+		"DELETE FROM link_state WHERE id IN ("
+		"SELECT l.id FROM link_state l WHERE l.last_started < :cutoff "
+		"AND (l.regression_id IS NULL OR EXISTS (SELECT 1 FROM regression r "
+		"WHERE r.id = l.regression_id AND r.closed IS NOT NULL)) "
+		"LIMIT :batch)",
+	[RSQL_PRUNE_REGS] =
+		"DELETE FROM regression WHERE id IN ("
+		"SELECT id FROM regression WHERE closed IS NOT NULL "
+		"AND updated < :cutoff LIMIT :batch)",
+	[RSQL_PRUNE_PORT_BL] = "DELETE FROM port_baseline WHERE updated < :cutoff",
 };
+/* clang-format on */
 
 const char *regress_sql(enum store_rsql which)
 {

@@ -25,16 +25,18 @@
 
 enum rsql { RSQL_LFT_UPSERT, RSQL_NODES, RSQL_PORTS, RSQL_LFTS, RSQL_COUNT };
 
+/* clang-format off */
 static const char *const rsql_text[RSQL_COUNT] = {
 	[RSQL_LFT_UPSERT] =
-		"INSERT INTO fabric_lft (switch_guid, top, runs, error, "
-		"routed, "
-		"reporter, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON "
-		"CONFLICT (switch_guid) DO UPDATE SET top = excluded.top, runs "
-		"= excluded.runs, error = excluded.error, routed = "
-		"excluded.routed, reporter = excluded.reporter, updated = "
-		"excluded.updated WHERE excluded.reporter <> "
-		"fabric_lft.reporter "
+		"INSERT INTO fabric_lft (switch_guid, top, runs, error, routed, "
+		"reporter, updated) "
+		"VALUES (:switch_guid, :top, :runs, :error, :routed, :reporter, "
+		":updated) "
+		"ON CONFLICT (switch_guid) DO UPDATE SET top = excluded.top, "
+		"runs = excluded.runs, error = excluded.error, "
+		"routed = excluded.routed, reporter = excluded.reporter, "
+		"updated = excluded.updated "
+		"WHERE excluded.reporter <> fabric_lft.reporter "
 		"OR excluded.routed >= fabric_lft.routed",
 	[RSQL_NODES] =
 		"SELECT n.guid, n.type, n.description, n.lid, "
@@ -47,6 +49,7 @@ static const char *const rsql_text[RSQL_COUNT] = {
 		      "FROM fabric_lft l JOIN fabric_node n ON n.guid = "
 		      "l.switch_guid WHERE n.type = 2",
 };
+/* clang-format on */
 
 struct store_route {
 	sqlite3_stmt *sql[RSQL_COUNT];
@@ -62,9 +65,8 @@ int store_route_open(struct store *st)
 		return -ENOMEM;
 	st->route = r;
 	for (int i = 0; i < RSQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, rsql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &r->sql[i], NULL);
+		int rc = sql_prepare(st->db, rsql_text[i],
+				     SQLITE_PREPARE_PERSISTENT, &r->sql[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, rsql_text[i]);
@@ -125,15 +127,16 @@ int store_route_put_lft(struct store *st, const struct report_fnode *n,
 				(uint8_t)(n->lft_runs[i].lid >> 8);
 			blob[RUN_BYTES * i + 2] = n->lft_runs[i].port;
 		}
-		sqlite3_bind_int(s, 2, (int)n->lft_top);
-		sqlite3_bind_blob(s, 3, blob, (int)(n->lft_n_runs * RUN_BYTES),
+		sql_name_int(s, ":top", (int)n->lft_top);
+		sqlite3_bind_blob(s, sql_param(s, ":runs"), blob,
+				  (int)(n->lft_n_runs * RUN_BYTES),
 				  SQLITE_STATIC);
 	}
-	sqlite3_bind_text(s, 1, guid, -1, SQLITE_STATIC);
-	store_bind_text(s, 4, n->has_lft ? NULL : n->lft_error);
-	sqlite3_bind_double(s, 5, routed);
-	sqlite3_bind_text(s, 6, host, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 7, now);
+	sql_name_text(s, ":switch_guid", guid);
+	sql_name_text(s, ":error", n->has_lft ? NULL : n->lft_error);
+	sql_name_real(s, ":routed", routed);
+	sql_name_text(s, ":reporter", host);
+	sql_name_real(s, ":updated", now);
 	ret = store_done(st, s, "fabric forwarding table");
 	if (!ret && sqlite3_changes(st->db))
 		store_route_dirty(st);

@@ -136,8 +136,8 @@ static int load_open(struct sctx *c)
 		regress_stmt(store_regress_of(c->st), RSQL_OPEN_LINKS);
 	int rc, ret = 0;
 
-	store_bind_text(s, 1, c->profile);
-	store_bind_text(s, 2, c->metric);
+	sql_name_text(s, ":profile", c->profile);
+	sql_name_text(s, ":metric", c->metric);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = add_link(c, s, 1);
 	sqlite3_reset(s);
@@ -153,12 +153,12 @@ static int load_port(struct sctx *c, uint32_t p)
 		regress_stmt(store_regress_of(c->st), RSQL_PORT_LINKS);
 	int rc, ret = 0;
 
-	store_bind_text(s, 1, c->p[p].host);
-	store_bind_text(s, 2, c->p[p].device);
-	sqlite3_bind_int64(s, 3, c->p[p].port);
-	store_bind_text(s, 4, c->profile);
-	store_bind_text(s, 5, c->metric);
-	sqlite3_bind_double(s, 6, c->cutoff);
+	sql_name_text(s, ":host", c->p[p].host);
+	sql_name_text(s, ":device", c->p[p].device);
+	sql_name_int(s, ":port", c->p[p].port);
+	sql_name_text(s, ":profile", c->profile);
+	sql_name_text(s, ":metric", c->metric);
+	sql_name_real(s, ":since", c->cutoff);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
 		ret = add_link(c, s, 0);
 	sqlite3_reset(s);
@@ -200,11 +200,11 @@ static int load_totals(struct sctx *c)
 		if (crossing < 2)
 			continue;
 		s = regress_stmt(rg, RSQL_GROUP_TOTAL);
-		store_bind_text(s, 1, c->profile);
-		store_bind_text(s, 2, c->metric);
-		store_bind_text(s, 3, c->g[ga]);
-		store_bind_text(s, 4, c->g[gb]);
-		sqlite3_bind_double(s, 5, c->cutoff);
+		sql_name_text(s, ":profile", c->profile);
+		sql_name_text(s, ":metric", c->metric);
+		sql_name_text(s, ":group_a", c->g[ga]);
+		sql_name_text(s, ":group_b", c->g[gb]);
+		sql_name_real(s, ":since", c->cutoff);
 		rc = sqlite3_step(s);
 		if (rc == SQLITE_ROW)
 			c->gt[c->n_gt++] = (struct suspect_gtotal){
@@ -223,8 +223,8 @@ static int load_since(struct sctx *c, struct map *since)
 		regress_stmt(store_regress_of(c->st), RSQL_GSUS_SINCE);
 	int rc, ret = 0;
 
-	store_bind_text(s, 1, c->profile);
-	store_bind_text(s, 2, c->metric);
+	sql_name_text(s, ":profile", c->profile);
+	sql_name_text(s, ":metric", c->metric);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		char key[512];
 		double *v = malloc(sizeof(*v));
@@ -257,8 +257,8 @@ static int save_groups(struct sctx *c, const struct suspect_out *o,
 	sqlite3_stmt *s = regress_stmt(rg, RSQL_GSUS_DEL);
 	int ret;
 
-	store_bind_text(s, 1, c->profile);
-	store_bind_text(s, 2, c->metric);
+	sql_name_text(s, ":profile", c->profile);
+	sql_name_text(s, ":metric", c->metric);
 	ret = store_done(c->st, s, "group_pair_suspect");
 	for (size_t i = 0; !ret && i < o->n_groups; i++) {
 		const struct suspect_group *sg = &o->groups[i];
@@ -267,13 +267,13 @@ static int save_groups(struct sctx *c, const struct suspect_out *o,
 		snprintf(key, sizeof(key), "%s\x1f%s", c->g[sg->ga],
 			 c->g[sg->gb]);
 		s = regress_stmt(rg, RSQL_GSUS_INS);
-		store_bind_text(s, 1, c->g[sg->ga]);
-		store_bind_text(s, 2, c->g[sg->gb]);
-		store_bind_text(s, 3, c->profile);
-		store_bind_text(s, 4, c->metric);
-		sqlite3_bind_double(s, 5, since_of(since, key, now));
-		sqlite3_bind_int64(s, 6, sg->regressed);
-		sqlite3_bind_int64(s, 7, sg->judged);
+		sql_name_text(s, ":group_a", c->g[sg->ga]);
+		sql_name_text(s, ":group_b", c->g[sg->gb]);
+		sql_name_text(s, ":profile", c->profile);
+		sql_name_text(s, ":metric", c->metric);
+		sql_name_real(s, ":since", since_of(since, key, now));
+		sql_name_int(s, ":regressed", sg->regressed);
+		sql_name_int(s, ":judged", sg->judged);
 		ret = store_done(c->st, s, "group_pair_suspect");
 	}
 	return ret;

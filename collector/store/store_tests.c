@@ -29,135 +29,145 @@
 	"_port AND s.b_host = p." y "_host AND s.b_device = p." y              \
 	"_device AND s.b_port = p." y "_port)"
 
-/* The parameter of the first figure in TSQL_RESULT_INS. */
-#define RESULT_FIG0 20
+/* The figures' parameters in TSQL_RESULT_INS: ", :bw_avg_bytes_per_second,
+ * ..." (testapi.h's columns, each named as its column). */
+#define RESULT_FIG_PARAM_(e, key, high) ", :" key
 
+/* clang-format off */
 static const char *const tsql_text[TSQL_COUNT] = {
 	[TSQL_PROBE_UPSERT] =
 		"INSERT INTO probe (host, address, port, labels, profiles, "
-		"registered, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) ON "
-		"CONFLICT (host) DO UPDATE SET address = ?2, port = ?3, labels "
-		"= ?4, profiles = ?5, updated = ?6 RETURNING id",
-	[TSQL_LABEL_DEL] = "DELETE FROM probe_label WHERE probe_id = ?1",
-	[TSQL_LABEL_INS] = "INSERT INTO probe_label (probe_id, key, value) "
-			   "VALUES (?1, ?2, ?3)",
-	[TSQL_PORT_DEL] = "DELETE FROM probe_port WHERE probe_id = ?1",
+		"registered, updated) "
+		"VALUES (:host, :address, :port, :labels, :profiles, :now, :now) "
+		"ON CONFLICT (host) DO UPDATE SET address = :address, port = :port, "
+		"labels = :labels, profiles = :profiles, updated = :now "
+		"RETURNING id",
+	[TSQL_LABEL_DEL] = "DELETE FROM probe_label WHERE probe_id = :probe_id",
+	[TSQL_LABEL_INS] =
+		"INSERT INTO probe_label (probe_id, key, value) "
+		"VALUES (:probe_id, :key, :value)",
+	[TSQL_PORT_DEL] = "DELETE FROM probe_port WHERE probe_id = :probe_id",
 	[TSQL_PORT_INS] =
-		"INSERT INTO probe_port (probe_id, device, port, state, "
-		"link_layer, lid, subnet_prefix, pkeys) VALUES (?1, ?2, ?3, "
-		"?4, ?5, ?6, ?7, ?8)",
-	/* The figures last: columns from the table (testapi.h), bound from
-	   RESULT_FIG0. */
+		"INSERT INTO probe_port (probe_id, device, port, state, link_layer, "
+		"lid, subnet_prefix, pkeys) "
+		"VALUES (:probe_id, :device, :port, :state, :link_layer, :lid, "
+		":subnet_prefix, :pkeys)",
+	/* The figures last: columns from the table (testapi.h). */
 	[TSQL_RESULT_INS] =
-		"INSERT INTO result (result_id, host, plan_id, profile, test, "
-		"started, duration_seconds, local_device, local_port, "
-		"peer_host, peer_device, peer_port, outcome, error, wc_status, "
-		"busy, busy_reason, params, received" TESTAPI_FIG_SQL_COLUMNS
-		") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"?13, ?14, ?15, ?16, ?17, ?18, ?19" TESTAPI_FIG_SQL_PARAMS
-		") ON CONFLICT (result_id) DO NOTHING",
+		"INSERT INTO result (result_id, host, plan_id, profile, test, started, "
+		"duration_seconds, local_device, local_port, peer_host, peer_device, "
+		"peer_port, outcome, error, wc_status, busy, busy_reason, params, "
+		"received" TESTAPI_FIG_SQL_COLUMNS ") "
+		"VALUES (:result_id, :host, :plan_id, :profile, :test, :started, "
+		":duration_seconds, :local_device, :local_port, :peer_host, "
+		":peer_device, :peer_port, :outcome, :error, :wc_status, :busy, "
+		":busy_reason, :params, :received"
+		TESTAPI_FIGURES(RESULT_FIG_PARAM_) ") "
+		"ON CONFLICT (result_id) DO NOTHING",
 	[TSQL_PAIR_UPSERT] =
-		"INSERT INTO pair_seen (a_host, a_device, a_port, b_host, "
-		"b_device, b_port, last_measured, last_outcome, last_ok) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-		"?9) ON CONFLICT DO UPDATE SET last_measured = "
-		"max(last_measured, ?7), last_outcome = CASE WHEN ?7 >= "
-		"last_measured THEN ?8 ELSE last_outcome END, last_ok = CASE "
-		"WHEN ?9 IS NULL THEN last_ok WHEN last_ok IS NULL THEN ?9 "
-		"ELSE max(last_ok, ?9) END",
+		"INSERT INTO pair_seen (a_host, a_device, a_port, b_host, b_device, "
+		"b_port, last_measured, last_outcome, last_ok) "
+		"VALUES (:a_host, :a_device, :a_port, :b_host, :b_device, :b_port, "
+		":started, :outcome, :ok) "
+		"ON CONFLICT DO UPDATE SET "
+		"last_measured = max(last_measured, :started), "
+		"last_outcome = CASE WHEN :started >= last_measured THEN :outcome "
+		"ELSE last_outcome END, "
+		"last_ok = CASE WHEN :ok IS NULL THEN last_ok "
+		"WHEN last_ok IS NULL THEN :ok ELSE max(last_ok, :ok) END",
 	[TSQL_DROPPED_UPSERT] =
-		"INSERT INTO probe_dropped (host, spool_full, expired, "
-		"updated) "
-		"VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
-		"(host) DO UPDATE SET spool_full = ?2, expired = ?3, updated "
-		"= ?4",
+		"INSERT INTO probe_dropped (host, spool_full, expired, updated) "
+		"VALUES (:host, :spool_full, :expired, :now) "
+		"ON CONFLICT (host) DO UPDATE SET spool_full = :spool_full, "
+		"expired = :expired, updated = :now",
 	[TSQL_PAUSE_UPSERT] =
 		"INSERT INTO host_pause (host, paused, since, by_admin) "
-		"VALUES (?1, ?2, ?3, ?4) ON CONFLICT "
-		"(host) DO UPDATE SET paused = ?2, since = ?3, by_admin = ?4",
-	[TSQL_PAUSE_GET] = "SELECT paused FROM host_pause WHERE host = ?1",
+		"VALUES (:host, :paused, :now, :by_admin) "
+		"ON CONFLICT (host) DO UPDATE SET paused = :paused, since = :now, "
+		"by_admin = :by_admin",
+	[TSQL_PAUSE_GET] = "SELECT paused FROM host_pause WHERE host = :host",
 	/*
 	 * The group: the probe's group label, else the switch its first HCA
 	 * port attaches to, as the fabric pollers discovered it (its
 	 * NodeDescription; schema/004_fabric.sql).
 	 */
 	[TSQL_PROBES_LOAD] =
-		"SELECT p.host, p.address, p.port, p.profiles, coalesce(("
-		"SELECT value FROM probe_label l WHERE l.probe_id = p.id AND "
-		"l.key = ?1), (SELECT fn.description FROM host h JOIN device d "
-		"ON d.host_id = h.id JOIN fabric_port fp ON fp.node_guid = "
-		"'0x' || replace(d.node_guid, ':', '') JOIN fabric_node fn ON "
-		"fn.guid = fp.remote_guid AND fn.type = 2 WHERE h.name = "
-		"p.host ORDER BY d.name, fp.port LIMIT 1)), "
-		"(SELECT value FROM probe_label l WHERE l.probe_id = p.id AND "
-		"l.key = ?2), coalesce((SELECT paused FROM host_pause h WHERE "
-		"h.host = p.host), 0), (SELECT count(*) FROM probe_port pp "
-		"WHERE pp.probe_id = p.id) FROM probe p ORDER BY p.host",
+		"SELECT p.host, p.address, p.port, p.profiles, "
+		"coalesce("
+		"(SELECT value FROM probe_label l "
+		"WHERE l.probe_id = p.id AND l.key = :group_label), "
+		"(SELECT fn.description FROM host h "
+		"JOIN device d ON d.host_id = h.id "
+		"JOIN fabric_port fp ON fp.node_guid = '0x' || replace(d.node_guid, ':', '') "
+		"JOIN fabric_node fn ON fn.guid = fp.remote_guid AND fn.type = 2 "
+		"WHERE h.name = p.host ORDER BY d.name, fp.port LIMIT 1)), "
+		"(SELECT value FROM probe_label l "
+		"WHERE l.probe_id = p.id AND l.key = :rail_label), "
+		"coalesce((SELECT paused FROM host_pause h WHERE h.host = p.host), 0), "
+		"(SELECT count(*) FROM probe_port pp WHERE pp.probe_id = p.id) "
+		"FROM probe p "
+		"ORDER BY p.host",
 	[TSQL_PORTS_LOAD] =
-		"SELECT pp.device, pp.port, pp.state, pp.link_layer, "
-		"pp.subnet_prefix, pp.pkeys, pp.lid FROM probe_port pp JOIN "
-		"probe p ON p.id = pp.probe_id ORDER BY p.host, pp.device, "
-		"pp.port",
+		"SELECT pp.device, pp.port, pp.state, pp.link_layer, pp.subnet_prefix, "
+		"pp.pkeys, pp.lid "
+		"FROM probe_port pp JOIN probe p ON p.id = pp.probe_id "
+		"ORDER BY p.host, pp.device, pp.port",
 	[TSQL_PLAN_DEL] =
-		"DELETE FROM plan_entry WHERE period = ?1 OR period < ?1 - 1",
+		"DELETE FROM plan_entry WHERE period = :period OR period < :period - 1",
 	/* columns named: schema/005_evidence.sql adds "confirm" */
 	[TSQL_PLAN_INS] =
-		"INSERT OR IGNORE INTO plan_entry (id, period, profile, "
-		"a_host, "
+		"INSERT OR IGNORE INTO plan_entry (id, period, profile, a_host, "
 		"a_device, a_port, b_host, b_device, b_port, group_a, group_b, "
-		"not_before, deadline, confirm, dlid) VALUES (?1, ?2, ?3, ?4, "
-		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+		"not_before, deadline, confirm, dlid) "
+		"VALUES (:id, :period, :profile, :a_host, :a_device, :a_port, :b_host, "
+		":b_device, :b_port, :group_a, :group_b, :not_before, :deadline, "
+		":confirm, :dlid)",
 	[TSQL_COVER_PAIRS] =
-		"SELECT p.id, p.profile, p.a_host, p.a_device, p.a_port, "
-		"p.b_host, p.b_device, p.b_port, p.group_a, p.group_b, "
-		"p.not_before, p.deadline, coalesce(" PAIR_LAST(
-			"a",
-			"b") ", " PAIR_LAST("b",
-					    "a") "), p.confirm, p.dlid FROM "
-						 "plan_entry p "
-						 "WHERE p.period = ?1 "
-						 "ORDER BY p.a_host, "
-						 "p.not_before",
+		"SELECT p.id, p.profile, p.a_host, p.a_device, p.a_port, p.b_host, "
+		"p.b_device, p.b_port, p.group_a, p.group_b, p.not_before, p.deadline, "
+		"coalesce(" PAIR_LAST("a", "b") ", " PAIR_LAST("b", "a") "), "
+		"p.confirm, p.dlid "
+		"FROM plan_entry p "
+		"WHERE p.period = :period "
+		"ORDER BY p.a_host, p.not_before",
 	[TSQL_COVER_PORTS] =
-		"SELECT host, device, port, last FROM (SELECT p.host, "
-		"pp.device, pp.port, max(coalesce((SELECT max(started) FROM "
-		"result r WHERE r.host = p.host AND r.local_device = pp.device "
-		"AND r.local_port = pp.port), 0), coalesce((SELECT "
-		"max(started) FROM result r WHERE r.peer_host = p.host AND "
-		"r.peer_device = pp.device AND r.peer_port = pp.port), 0)) AS "
-		"last FROM probe p JOIN probe_port pp ON pp.probe_id = p.id "
-		"WHERE pp.state = " REPORT_STR(
-			REPORT_PORT_ACTIVE) " AND NOT coalesce((SELECT paused "
-					    "FROM "
-					    "host_pause h WHERE h.host = "
-					    "p.host), 0)) WHERE last < ?1 "
-					    "ORDER BY host, device, port",
-	[TSQL_RETIRE_PROBE] = "DELETE FROM probe WHERE host = ?1",
-	[TSQL_RETIRE_PAUSE] = "DELETE FROM host_pause WHERE host = ?1",
-	[TSQL_RETIRE_DROPPED] = "DELETE FROM probe_dropped WHERE host = ?1",
-	[TSQL_RETIRE_RESULTS] = "DELETE FROM result WHERE host = ?1",
+		"SELECT host, device, port, last FROM ("
+		"SELECT p.host, pp.device, pp.port, max("
+		"coalesce((SELECT max(started) FROM result r WHERE r.host = p.host "
+		"AND r.local_device = pp.device AND r.local_port = pp.port), 0), "
+		"coalesce((SELECT max(started) FROM result r WHERE r.peer_host = p.host "
+		"AND r.peer_device = pp.device AND r.peer_port = pp.port), 0)) AS last "
+		"FROM probe p JOIN probe_port pp ON pp.probe_id = p.id "
+		"WHERE pp.state = " REPORT_STR(REPORT_PORT_ACTIVE) " "
+		"AND NOT coalesce((SELECT paused FROM host_pause h WHERE h.host = p.host), 0)) "
+		"WHERE last < :cutoff "
+		"ORDER BY host, device, port",
+	[TSQL_RETIRE_PROBE] = "DELETE FROM probe WHERE host = :host",
+	[TSQL_RETIRE_PAUSE] = "DELETE FROM host_pause WHERE host = :host",
+	[TSQL_RETIRE_DROPPED] = "DELETE FROM probe_dropped WHERE host = :host",
+	[TSQL_RETIRE_RESULTS] = "DELETE FROM result WHERE host = :host",
 	[TSQL_RETIRE_PAIRS] =
-		"DELETE FROM pair_seen WHERE a_host = ?1 OR b_host = ?1",
+		"DELETE FROM pair_seen WHERE a_host = :host OR b_host = :host",
 	[TSQL_RETIRE_PLAN] =
-		"DELETE FROM plan_entry WHERE a_host = ?1 OR b_host = ?1",
+		"DELETE FROM plan_entry WHERE a_host = :host OR b_host = :host",
 	[TSQL_PRUNE_RESULTS] =
-		"DELETE FROM result WHERE id IN (SELECT id FROM result WHERE "
-		"started < ?1 ORDER BY started LIMIT ?2)",
+		"DELETE FROM result WHERE id IN ("
+		"SELECT id FROM result WHERE started < :cutoff "
+		"ORDER BY started LIMIT :batch)",
 	[TSQL_PORT_KNOWN] =
-		"SELECT 1 FROM probe_port pp JOIN probe p ON p.id = "
-		"pp.probe_id WHERE p.host = ?1 AND pp.device = ?2 AND pp.port "
-		"= ?3",
+		"SELECT 1 FROM probe_port pp JOIN probe p ON p.id = pp.probe_id "
+		"WHERE p.host = :host AND pp.device = :device AND pp.port = :port",
 	[TSQL_CAPS_LOAD] =
 		"SELECT DISTINCT peer_host, peer_device, peer_port, profile "
-		"FROM result WHERE host = ?1 AND received >= ?2",
+		"FROM result WHERE host = :host AND received >= :since",
 };
+/* clang-format on */
 
 int store_tests_prepare(struct store *st)
 {
 	for (int i = 0; i < TSQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, tsql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT,
-					    &st->tsql[i], NULL);
+		int rc = sql_prepare(st->db, tsql_text[i],
+				     SQLITE_PREPARE_PERSISTENT, &st->tsql[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, tsql_text[i]);
@@ -184,20 +194,12 @@ sqlite3_stmt *store_tstmt(struct store *st, enum store_tsql which)
 	return s;
 }
 
-static void bind_uint(sqlite3_stmt *s, int i, long long v)
+static void bind_uint(sqlite3_stmt *s, const char *name, long long v)
 {
 	if (v > 0)
-		sqlite3_bind_int64(s, i, v);
+		sql_name_int(s, name, v);
 	else
-		sqlite3_bind_null(s, i);
-}
-
-static void bind_real(sqlite3_stmt *s, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(s, i);
-	else
-		sqlite3_bind_double(s, i, v);
+		sql_name_null(s, name);
 }
 
 /* ---- registration ---- */
@@ -232,15 +234,15 @@ static int reg_port(struct store *st, int64_t id,
 	json_decref(a);
 	if (!pk)
 		return -ENOMEM;
-	sqlite3_bind_int64(s, 1, id);
-	store_bind_text(s, 2, p->device);
-	sqlite3_bind_int64(s, 3, p->port);
-	bind_uint(s, 4, p->state);
-	store_bind_text(s, 5, p->link_layer);
+	sql_name_int(s, ":probe_id", id);
+	sql_name_text(s, ":device", p->device);
+	sql_name_int(s, ":port", p->port);
+	bind_uint(s, ":state", p->state);
+	sql_name_text(s, ":link_layer", p->link_layer);
 	if (p->lid >= 0)
-		sqlite3_bind_int64(s, 6, p->lid);
-	store_bind_text(s, 7, p->subnet_prefix);
-	sqlite3_bind_text(s, 8, pk, -1, SQLITE_TRANSIENT);
+		sql_name_int(s, ":lid", p->lid);
+	sql_name_text(s, ":subnet_prefix", p->subnet_prefix);
+	sqlite3_bind_text(s, sql_param(s, ":pkeys"), pk, -1, SQLITE_TRANSIENT);
 	free(pk);
 	ret = store_done(st, s, "register port");
 	return ret;
@@ -255,12 +257,12 @@ int store_register(struct store *st, const struct testapi_reg *r, double now)
 
 	if (ret)
 		goto out;
-	store_bind_text(s, 1, r->host);
-	store_bind_text(s, 2, r->address);
-	sqlite3_bind_int64(s, 3, r->port);
-	store_bind_text(s, 4, labels);
-	store_bind_text(s, 5, profiles);
-	sqlite3_bind_double(s, 6, now);
+	sql_name_text(s, ":host", r->host);
+	sql_name_text(s, ":address", r->address);
+	sql_name_int(s, ":port", r->port);
+	sql_name_text(s, ":labels", labels);
+	sql_name_text(s, ":profiles", profiles);
+	sql_name_real(s, ":now", now);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(s, 0);
@@ -268,14 +270,14 @@ int store_register(struct store *st, const struct testapi_reg *r, double now)
 	ret = rc == SQLITE_ROW ? 0 : store_err(st, rc, "register");
 	for (int k = 0; !ret && k < 2; k++) {
 		s = store_tstmt(st, k ? TSQL_PORT_DEL : TSQL_LABEL_DEL);
-		sqlite3_bind_int64(s, 1, id);
+		sql_name_int(s, ":probe_id", id);
 		ret = store_done(st, s, "register: delete");
 	}
 	for (size_t i = 0; !ret && i < r->n_labels; i++) {
 		s = store_tstmt(st, TSQL_LABEL_INS);
-		sqlite3_bind_int64(s, 1, id);
-		store_bind_text(s, 2, r->labels[i].key);
-		store_bind_text(s, 3, r->labels[i].value);
+		sql_name_int(s, ":probe_id", id);
+		sql_name_text(s, ":key", r->labels[i].key);
+		sql_name_text(s, ":value", r->labels[i].value);
 		ret = store_done(st, s, "register label");
 	}
 	for (size_t i = 0; !ret && i < r->n_ports; i++)
@@ -291,27 +293,31 @@ out:
 static void result_bind(sqlite3_stmt *s, const char *host,
 			const struct testapi_result *t, double now)
 {
-	store_bind_text(s, 1, t->id);
-	store_bind_text(s, 2, host);
-	store_bind_text(s, 3, t->plan_id);
-	store_bind_text(s, 4, t->profile);
-	store_bind_text(s, 5, t->test);
-	sqlite3_bind_double(s, 6, t->started);
-	bind_real(s, 7, t->duration);
-	store_bind_text(s, 8, t->local_device);
-	bind_uint(s, 9, t->local_port);
-	store_bind_text(s, 10, t->peer_host);
-	store_bind_text(s, 11, t->peer_device);
-	bind_uint(s, 12, t->peer_port);
-	store_bind_text(s, 13, testapi_outcome_name(t->outcome));
-	store_bind_text(s, 14, t->error);
-	store_bind_text(s, 15, t->wc_status);
-	sqlite3_bind_int(s, 16, t->busy);
-	store_bind_text(s, 17, t->busy_reason);
-	store_bind_text(s, 18, t->params);
-	sqlite3_bind_double(s, 19, now);
-	for (int i = 0; i < TESTAPI_FIG_COUNT; i++)
-		bind_real(s, RESULT_FIG0 + i, t->fig[i]);
+	char fig[64];
+
+	sql_name_text(s, ":result_id", t->id);
+	sql_name_text(s, ":host", host);
+	sql_name_text(s, ":plan_id", t->plan_id);
+	sql_name_text(s, ":profile", t->profile);
+	sql_name_text(s, ":test", t->test);
+	sql_name_real(s, ":started", t->started);
+	sql_name_real(s, ":duration_seconds", t->duration);
+	sql_name_text(s, ":local_device", t->local_device);
+	bind_uint(s, ":local_port", t->local_port);
+	sql_name_text(s, ":peer_host", t->peer_host);
+	sql_name_text(s, ":peer_device", t->peer_device);
+	bind_uint(s, ":peer_port", t->peer_port);
+	sql_name_text(s, ":outcome", testapi_outcome_name(t->outcome));
+	sql_name_text(s, ":error", t->error);
+	sql_name_text(s, ":wc_status", t->wc_status);
+	sql_name_int(s, ":busy", t->busy);
+	sql_name_text(s, ":busy_reason", t->busy_reason);
+	sql_name_text(s, ":params", t->params);
+	sql_name_real(s, ":received", now);
+	for (int i = 0; i < TESTAPI_FIG_COUNT; i++) {
+		snprintf(fig, sizeof(fig), ":%s", testapi_figs[i].key);
+		sql_name_real(s, fig, t->fig[i]);
+	}
 }
 
 /* Order of two ports: host, then device, then port number. */
@@ -332,9 +338,9 @@ static int port_known(struct store *st, const char *host, const char *device,
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PORT_KNOWN);
 	int rc;
 
-	store_bind_text(s, 1, host);
-	store_bind_text(s, 2, device);
-	sqlite3_bind_int64(s, 3, port);
+	sql_name_text(s, ":host", host);
+	sql_name_text(s, ":device", device);
+	sql_name_int(s, ":port", port);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -363,6 +369,15 @@ static int result_ends_known(struct store *st, const char *host,
 	return ret;
 }
 
+/* Bind one end of a pair_seen row: a (@b 0) or b. */
+static void pair_end(sqlite3_stmt *s, int b, const char *host,
+		     const char *device, unsigned port)
+{
+	sql_name_text(s, b ? ":b_host" : ":a_host", host);
+	sql_name_text(s, b ? ":b_device" : ":a_device", device);
+	sql_name_int(s, b ? ":b_port" : ":a_port", port);
+}
+
 /* pair_seen for a result between two registered probe ports. */
 static int result_pair(struct store *st, const char *host,
 		       const struct testapi_result *t)
@@ -373,16 +388,12 @@ static int result_pair(struct store *st, const char *host,
 	s = store_tstmt(st, TSQL_PAIR_UPSERT);
 	swap = port_cmp(host, t->local_device, t->local_port, t->peer_host,
 			t->peer_device, t->peer_port) > 0;
-	store_bind_text(s, swap ? 4 : 1, host);
-	store_bind_text(s, swap ? 5 : 2, t->local_device);
-	sqlite3_bind_int64(s, swap ? 6 : 3, t->local_port);
-	store_bind_text(s, swap ? 1 : 4, t->peer_host);
-	store_bind_text(s, swap ? 2 : 5, t->peer_device);
-	sqlite3_bind_int64(s, swap ? 3 : 6, t->peer_port);
-	sqlite3_bind_double(s, 7, t->started);
-	store_bind_text(s, 8, testapi_outcome_name(t->outcome));
+	pair_end(s, swap, host, t->local_device, t->local_port);
+	pair_end(s, !swap, t->peer_host, t->peer_device, t->peer_port);
+	sql_name_real(s, ":started", t->started);
+	sql_name_text(s, ":outcome", testapi_outcome_name(t->outcome));
 	if (t->outcome == TESTAPI_OK)
-		sqlite3_bind_double(s, 9, t->started);
+		sql_name_real(s, ":ok", t->started);
 	return store_done(st, s, "pair_seen");
 }
 
@@ -440,8 +451,8 @@ static int tcap_load(struct store *st, struct tcap *c, const char *host,
 	const struct store_opts *o = &st->opts;
 	int rc, ret = 0;
 
-	store_bind_text(s, 1, host);
-	sqlite3_bind_double(s, 2, since);
+	sql_name_text(s, ":host", host);
+	sql_name_real(s, ":since", since);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct testapi_result t = {
 			.peer_host = (char *)sqlite3_column_text(s, 0),
@@ -628,10 +639,10 @@ int store_results(struct store *st, const struct testapi_results *r, double now,
 		ret = store_regress_flush(st, now);
 	if (!ret && r->has_dropped) {
 		s = store_tstmt(st, TSQL_DROPPED_UPSERT);
-		store_bind_text(s, 1, r->host);
-		sqlite3_bind_int64(s, 2, r->spool_full);
-		sqlite3_bind_int64(s, 3, r->expired);
-		sqlite3_bind_double(s, 4, now);
+		sql_name_text(s, ":host", r->host);
+		sql_name_int(s, ":spool_full", r->spool_full);
+		sql_name_int(s, ":expired", r->expired);
+		sql_name_real(s, ":now", now);
 		ret = store_done(st, s, "probe_dropped");
 	}
 	return ret;
@@ -644,10 +655,10 @@ int store_pause(struct store *st, const char *host, int paused, int by_admin,
 {
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PAUSE_UPSERT);
 
-	store_bind_text(s, 1, host);
-	sqlite3_bind_int(s, 2, paused);
-	sqlite3_bind_double(s, 3, now);
-	sqlite3_bind_int(s, 4, by_admin);
+	sql_name_text(s, ":host", host);
+	sql_name_int(s, ":paused", paused);
+	sql_name_real(s, ":now", now);
+	sql_name_int(s, ":by_admin", by_admin);
 	return store_done(st, s, "pause");
 }
 
@@ -656,7 +667,7 @@ int store_paused(struct store *st, const char *host)
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PAUSE_GET);
 	int rc, v = 0;
 
-	store_bind_text(s, 1, host);
+	sql_name_text(s, ":host", host);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		v = sqlite3_column_int(s, 0) != 0;
@@ -675,7 +686,7 @@ int store_tests_retire(struct store *st, const char *host, size_t *changes)
 		sqlite3_stmt *s = store_tstmt(st, (enum store_tsql)k);
 		int ret;
 
-		store_bind_text(s, 1, host);
+		sql_name_text(s, ":host", host);
 		ret = store_done(st, s, "retire");
 		if (ret)
 			return ret;
@@ -690,8 +701,8 @@ int store_prune_results(struct store *st, double cutoff, long long batch,
 	sqlite3_stmt *s = store_tstmt(st, TSQL_PRUNE_RESULTS);
 	int ret;
 
-	sqlite3_bind_double(s, 1, cutoff);
-	sqlite3_bind_int64(s, 2, batch);
+	sql_name_real(s, ":cutoff", cutoff);
+	sql_name_int(s, ":batch", batch);
 	ret = store_done(st, s, "prune results");
 	*deleted = ret ? 0 : (size_t)sqlite3_changes(st->db);
 	return ret;
