@@ -7,7 +7,8 @@
  * fingerprint match an old one moves over with its text and compressed
  * piece; the old ones left at the end are freed. Matching follows the
  * last render's order with a cursor (the usual case: the same keys in the
- * same order), else an index of the old keys built on demand.
+ * same order), else an index of the old keys built on demand (the index
+ * and the hosts held are common/hmap.h tables).
  */
 #include "bcache_int.h"
 #include "fnv.h"
@@ -84,7 +85,7 @@ static void bc_family_free(struct bc_scope *s, struct bc_family *f)
 	free(f->help);
 	free(f->seg);
 	free(f->old);
-	free(f->index);
+	hmap_free(&f->index);
 	for (int i = 0; i < 2; i++) {
 		free(f->hdr[i]);
 		free(f->hdr_gz[i]);
@@ -103,9 +104,7 @@ static void bc_scope_empty(struct bc_scope *s)
 	free(s->fam);
 	s->fam = NULL;
 	s->n_fam = s->cap_fam = s->cur_fam = 0;
-	free(s->hosts);
-	s->hosts = NULL;
-	s->n_hosts_slots = 0;
+	hmap_free(&s->hosts);
 	pthread_mutex_lock(&s->c->lock);
 	s->c->st.segments -= n;
 	pthread_mutex_unlock(&s->c->lock);
@@ -166,6 +165,7 @@ int bc_scope_lock(struct bcache *c, unsigned shard, unsigned shards, double now,
 		s->shards = shards;
 		pthread_mutex_init(&s->lock, NULL);
 		buf_init(&s->scratch, 0);
+		hmap_init(&s->hosts, sizeof(struct bc_held));
 		c->scopes[c->n_scopes++] = s;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -191,84 +191,89 @@ void bc_epoch(struct bc_scope *s, uint64_t id, int64_t seq)
 
 /* ---- hosts held ---- */
 
-static size_t bc_host_slot(int64_t id, size_t n)
+static uint64_t bc_id_hash(int64_t id)
 {
-	return (size_t)(((uint64_t)id * 0x9e3779b97f4a7c15ULL) >> 20) & (n - 1);
+	return (uint64_t)id * 0x9e3779b97f4a7c15ULL;
+}
+
+static int bc_held_eq(const void *ent, const void *key)
+{
+	return ((const struct bc_held *)ent)->id == *(const int64_t *)key;
 }
 
 int bc_host_held(const struct bc_scope *s, int64_t id, uint64_t fp)
 {
-	if (!fp || !s->n_hosts_slots)
-		return 0;
-	for (size_t i = bc_host_slot(id, s->n_hosts_slots);;
-	     i = (i + 1) & (s->n_hosts_slots - 1)) {
-		if (!s->hosts[i].fp)
-			return 0;
-		if (s->hosts[i].id == id)
-			return s->hosts[i].fp == fp;
-	}
+	const struct bc_held *h =
+		fp ? hmap_find(&s->hosts, bc_id_hash(id), bc_held_eq, &id)
+		   : NULL;
+
+	return h && h->fp == fp;
 }
 
 int bc_hosts_held(struct bc_scope *s, const int64_t *ids, const uint64_t *fps,
 		  size_t n)
 {
-	size_t slots = 64;
-
-	free(s->hosts);
-	s->hosts = NULL;
-	s->n_hosts_slots = 0;
-	if (!s->keep)
+	if (!s->keep) {
+		hmap_free(&s->hosts);
 		return 0;
-	while (slots < 2 * n)
-		slots *= 2;
-	s->hosts = calloc(slots, sizeof(*s->hosts));
-	if (!s->hosts)
-		return -ENOMEM;
-	s->n_hosts_slots = slots;
+	}
+	hmap_clear(&s->hosts);
 	for (size_t k = 0; k < n; k++) {
-		size_t i = bc_host_slot(ids[k], slots);
+		struct bc_held *h;
+		int added;
 
 		if (!fps[k])
 			continue;
-		while (s->hosts[i].fp && s->hosts[i].id != ids[k])
-			i = (i + 1) & (slots - 1);
-		s->hosts[i].id = ids[k];
-		s->hosts[i].fp = fps[k];
+		h = hmap_put(&s->hosts, bc_id_hash(ids[k]), bc_held_eq, &ids[k],
+			     &added);
+		if (!h) {
+			hmap_clear(&s->hosts);
+			return -ENOMEM;
+		}
+		h->id = ids[k];
+		h->fp = fps[k];
 	}
 	return 0;
 }
 
 /* ---- the segment being written ---- */
 
+/* What bc_old_eq() compares an index entry with. */
+struct bc_old_key {
+	const struct bc_family *f;
+	uint64_t key;
+};
+
+static int bc_old_eq(const void *ent, const void *key)
+{
+	const struct bc_old_key *k = key;
+
+	return k->f->old[*(const uint32_t *)ent].key == k->key;
+}
+
+static uint64_t bc_key_hash(uint64_t key)
+{
+	return fnv1a_bytes(FNV1A_BASIS, &key, sizeof(key));
+}
+
 /* Index + 1 of the old segment with @key in @f, 0 when none. */
 static size_t bc_old_index(struct bc_family *f, uint64_t key)
 {
-	size_t mask, i;
+	struct bc_old_key k = {f, key};
+	const uint32_t *i;
 
-	if (!f->n_index) {
-		size_t n = 64;
+	for (size_t j = 0; !f->indexed && j < f->n_old; j++) {
+		uint32_t *e = hmap_add(&f->index, bc_key_hash(f->old[j].key));
 
-		while (n < 2 * f->n_old)
-			n *= 2;
-		f->index = calloc(n, sizeof(*f->index));
-		if (!f->index)
+		if (!e) {
+			hmap_free(&f->index);
 			return 0;
-		f->n_index = n;
-		for (size_t k = 0; k < f->n_old; k++) {
-			i = (size_t)(fnv1a_bytes(FNV1A_BASIS, &f->old[k].key,
-						 sizeof(key))) &
-			    (n - 1);
-			while (f->index[i])
-				i = (i + 1) & (n - 1);
-			f->index[i] = (uint32_t)k + 1;
 		}
+		*e = (uint32_t)j;
 	}
-	mask = f->n_index - 1;
-	for (i = (size_t)fnv1a_bytes(FNV1A_BASIS, &key, sizeof(key)) & mask;
-	     f->index[i]; i = (i + 1) & mask)
-		if (f->old[f->index[i] - 1].key == key)
-			return f->index[i];
-	return 0;
+	f->indexed = 1;
+	i = hmap_find(&f->index, bc_key_hash(key), bc_old_eq, &k);
+	return i ? *i + 1 : 0;
 }
 
 /* The old segment with @key that still has its text, or NULL. */
@@ -438,9 +443,8 @@ static void bc_family_start(struct bc_scope *s, struct bc_family *f,
 	f->cap = cap;
 	f->n = 0;
 	f->cursor = 0;
-	free(f->index);
-	f->index = NULL;
-	f->n_index = 0;
+	hmap_free(&f->index);
+	f->indexed = 0;
 	f->samples = 0;
 	f->cap_samples = e->family_cap;
 	f->used = 1;
@@ -466,6 +470,7 @@ static struct bc_family *bc_family_find(struct bc_scope *s, struct expo *e)
 	}
 	f = &s->fam[s->n_fam];
 	memset(f, 0, sizeof(*f));
+	hmap_init(&f->index, sizeof(uint32_t));
 	f->name = strdup(e->name);
 	f->type = e->type;
 	if (!f->name) {

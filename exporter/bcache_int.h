@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bcache.h"
+#include "hmap.h"
 
 struct bc_seg {
 	uint64_t key, fp;  /* fp: what it was made from, or a version of its
@@ -26,6 +27,12 @@ struct bc_seg {
 	int fresh; /* rendered by this render (not reused) */
 };
 
+/* A host held (bc_hosts_held()): its rows' fingerprint. */
+struct bc_held {
+	int64_t id;
+	uint64_t fp;
+};
+
 struct bc_family {
 	char *name, *help; /* copies */
 	enum expo_type type;
@@ -35,8 +42,8 @@ struct bc_family {
 	struct bc_seg *old; /* the last render's; moved out as reused */
 	size_t n_old, cap_old, cursor;
 	int sorted, old_sorted; /* keys rising: looked up by walking */
-	uint32_t *index;	/* old keys -> index + 1, built on demand */
-	size_t n_index;		/* slots; 0: not built */
+	struct hmap index;	/* old keys -> their index (uint32_t) */
+	int indexed;		/* index built (on demand) */
 	uint64_t samples;	/* this render's */
 	size_t cap_samples;	/* the family cap; 0 none */
 	char *hdr[2];		/* HELP/TYPE per expo_format, NUL-terminated */
@@ -58,15 +65,10 @@ struct bc_scope {
 	int seg_open;
 	uint64_t seg_key, seg_fp;
 	size_t seg_start, seg_samples;
-	size_t fam_samples0; /* e->samples when the open family started */
-	struct buf scratch;  /* samples being rendered */
-	uint64_t version;    /* for segments rendered every time */
-	/* hosts held: open addressing on id */
-	struct {
-		int64_t id;
-		uint64_t fp; /* 0: empty slot */
-	} * hosts;
-	size_t n_hosts_slots;
+	size_t fam_samples0;   /* e->samples when the open family started */
+	struct buf scratch;    /* samples being rendered */
+	uint64_t version;      /* for segments rendered every time */
+	struct hmap hosts;     /* hosts held: struct bc_held by id */
 	uint64_t bytes;	       /* what this scope keeps */
 	int64_t bytes_pending; /* rendered, not yet in bytes */
 	uint64_t reused, rendered;
