@@ -17,7 +17,8 @@
  * at most LOG_ONCE_MAX keys in twice as many slots; when full, keys whose
  * quiet period is over are reclaimed, and when none is, new conditions are
  * summarised in one line per LOG_ONCE_SUMMARY seconds instead of being
- * stored (bounded memory, no flood).
+ * stored (bounded memory, no flood). A fixed array, not a common/hmap.h
+ * table: logging must not allocate (it reports running out of memory).
  */
 #define LOG_ONCE_MAX 1024
 #define LOG_ONCE_SLOTS (2 * LOG_ONCE_MAX) /* a power of two */
