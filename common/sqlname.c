@@ -77,3 +77,11 @@ void sql_name_null(sqlite3_stmt *s, const char *name)
 {
 	sqlite3_bind_null(s, sql_param(s, name));
 }
+
+void sql_name_known(sqlite3_stmt *s, const char *name, int64_t v)
+{
+	if (v >= 0)
+		sql_name_int(s, name, v);
+	else
+		sql_name_null(s, name);
+}

@@ -48,5 +48,7 @@ void sql_name_text(sqlite3_stmt *s, const char *name, const char *v);
 void sql_name_int(sqlite3_stmt *s, const char *name, int64_t v);
 void sql_name_real(sqlite3_stmt *s, const char *name, double v);
 void sql_name_null(sqlite3_stmt *s, const char *name);
+/* An integer where negative means unknown: NULL then. */
+void sql_name_known(sqlite3_stmt *s, const char *name, int64_t v);
 
 #endif

@@ -174,14 +174,6 @@ static sqlite3_stmt *fstmt(struct store *st, enum fsql w)
 	return s;
 }
 
-static void bind_opt(sqlite3_stmt *s, const char *name, int64_t v)
-{
-	if (v < 0)
-		sql_name_null(s, name);
-	else
-		sql_name_int(s, name, v);
-}
-
 static int put_node(struct store *st, const struct report_fnode *n,
 		    const char *guid, const char *host, double now)
 {
@@ -190,7 +182,7 @@ static int put_node(struct store *st, const struct report_fnode *n,
 	sql_name_text(s, ":guid", guid);
 	sql_name_int(s, ":type", n->type);
 	sql_name_text(s, ":description", n->desc ? n->desc : "");
-	bind_opt(s, ":lid", n->lid);
+	sql_name_known(s, ":lid", n->lid);
 	sql_name_int(s, ":numports", (int)n->numports);
 	sql_name_text(s, ":reporter", host);
 	sql_name_real(s, ":updated", now);
@@ -235,22 +227,23 @@ static int upsert_port(struct store *st, const struct report_fport *p,
 	report_guid_str(p->remote_guid, rg, sizeof(rg));
 	sql_name_text(s, ":node_guid", guid);
 	sql_name_int(s, ":port", (int)p->port);
-	bind_opt(s, ":lid", p->lid);
-	bind_opt(s, ":state", p->state);
-	bind_opt(s, ":phys_state", p->phys_state);
-	bind_opt(s, ":width_active", p->width_active);
-	bind_opt(s, ":width_enabled", p->width_enabled);
+	sql_name_known(s, ":lid", p->lid);
+	sql_name_known(s, ":state", p->state);
+	sql_name_known(s, ":phys_state", p->phys_state);
+	sql_name_known(s, ":width_active", p->width_active);
+	sql_name_known(s, ":width_enabled", p->width_enabled);
 	sql_name_text(s, ":speed_active", p->speed_active);
-	bind_opt(s, ":rate_bytes",
-		 p->rate_bytes == REPORT_UNKNOWN || p->rate_bytes > INT64_MAX
-			 ? -1
-			 : (int64_t)p->rate_bytes);
+	sql_name_known(s, ":rate_bytes",
+		       p->rate_bytes == REPORT_UNKNOWN ||
+				       p->rate_bytes > INT64_MAX
+			       ? -1
+			       : (int64_t)p->rate_bytes);
 	sql_name_text(s, ":degraded", p->degraded);
 	sql_name_text(s, ":remote_guid", p->remote_guid ? rg : NULL);
-	bind_opt(s, ":remote_port", p->remote_port);
+	sql_name_known(s, ":remote_port", p->remote_port);
 	sql_name_text(s, ":error", p->error);
 	sql_name_real(s, ":changed", now);
-	bind_opt(s, ":lmc", p->lmc);
+	sql_name_known(s, ":lmc", p->lmc);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);

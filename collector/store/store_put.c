@@ -149,14 +149,6 @@ static uint64_t port_hash(const struct report_port *p)
 
 /* ---- binding helpers: unknown values become NULL ---- */
 
-static void bind_known(sqlite3_stmt *s, const char *name, int64_t v)
-{
-	if (v >= 0)
-		sql_name_int(s, name, v);
-	else
-		sql_name_null(s, name);
-}
-
 static void bind_speed(sqlite3_stmt *s, const char *name, double v)
 {
 	if (v >= 0)
@@ -236,16 +228,16 @@ static int put_device_row(struct store *st, int64_t host_id,
 	sql_name_text(s, ":hca_type", d->hca_type);
 	sql_name_text(s, ":board_id", d->board_id);
 	sql_name_text(s, ":node_desc", d->node_desc);
-	bind_known(s, ":numa_node", d->numa_node);
+	sql_name_known(s, ":numa_node", d->numa_node);
 	sql_name_text(s, ":netdevs", d->n_netdevs ? netdevs : NULL);
 	sql_name_text(s, ":pcie_address", p->address);
 	bind_speed(s, ":pcie_cur_speed_gts", p->cur_speed_gts);
 	bind_speed(s, ":pcie_max_speed_gts", p->max_speed_gts);
-	bind_known(s, ":pcie_cur_width", p->cur_width);
-	bind_known(s, ":pcie_max_width", p->max_width);
-	bind_known(s, ":aer_correctable", p->aer_correctable);
-	bind_known(s, ":aer_nonfatal", p->aer_nonfatal);
-	bind_known(s, ":aer_fatal", p->aer_fatal);
+	sql_name_known(s, ":pcie_cur_width", p->cur_width);
+	sql_name_known(s, ":pcie_max_width", p->max_width);
+	sql_name_known(s, ":aer_correctable", p->aer_correctable);
+	sql_name_known(s, ":aer_nonfatal", p->aer_nonfatal);
+	sql_name_known(s, ":aer_fatal", p->aer_fatal);
 	sql_name_real(s, ":updated", now);
 	return store_returning(st, s, "device", id);
 }
@@ -288,15 +280,15 @@ static int put_port_row(struct store *st, int64_t host_id, int64_t dev_id,
 	sql_name_int(s, ":host_id", host_id);
 	sql_name_int(s, ":device_id", dev_id);
 	sql_name_int(s, ":port", p->port);
-	bind_known(s, ":state", p->state);
-	bind_known(s, ":phys_state", p->phys_state);
+	sql_name_known(s, ":state", p->state);
+	sql_name_known(s, ":phys_state", p->phys_state);
 	if (p->rate_bytes != REPORT_UNKNOWN)
 		sql_name_int(s, ":rate_bytes", (int64_t)p->rate_bytes);
 	sql_name_text(s, ":link_layer", p->link_layer);
-	bind_known(s, ":lid", p->lid);
-	bind_known(s, ":sm_lid", p->sm_lid);
-	bind_known(s, ":lmc", p->lmc);
-	bind_known(s, ":cap_mask", p->cap_mask);
+	sql_name_known(s, ":lid", p->lid);
+	sql_name_known(s, ":sm_lid", p->sm_lid);
+	sql_name_known(s, ":lmc", p->lmc);
+	sql_name_known(s, ":cap_mask", p->cap_mask);
 	sql_name_text(s, ":port_guid", p->port_guid);
 	sql_name_text(s, ":netdev", p->netdev);
 	sql_name_real(s, ":updated", now);

@@ -65,7 +65,8 @@ static void test_binds_by_name(void **state)
 	sqlite3_stmt *s = NULL;
 
 	assert_int_equal(sql_prepare(*state,
-				     "SELECT :t, :n, :i, :r, :nan, :null, :t",
+				     "SELECT :t, :n, :i, :r, :nan, :null, :t, "
+				     ":known, :unknown",
 				     0, &s),
 			 SQLITE_OK);
 	sql_name_text(s, ":t", "x");
@@ -74,6 +75,8 @@ static void test_binds_by_name(void **state)
 	sql_name_real(s, ":r", 2.5);
 	sql_name_real(s, ":nan", NAN);
 	sql_name_null(s, ":null");
+	sql_name_known(s, ":known", 0);
+	sql_name_known(s, ":unknown", -1);
 	assert_int_equal(sql_param(s, ":missing"), 0);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(s, 0), "x");
@@ -83,6 +86,9 @@ static void test_binds_by_name(void **state)
 	assert_int_equal(sqlite3_column_type(s, 4), SQLITE_NULL);
 	assert_int_equal(sqlite3_column_type(s, 5), SQLITE_NULL);
 	assert_string_equal((const char *)sqlite3_column_text(s, 6), "x");
+	assert_int_equal(sqlite3_column_type(s, 7), SQLITE_INTEGER);
+	assert_int_equal(sqlite3_column_int64(s, 7), 0);
+	assert_int_equal(sqlite3_column_type(s, 8), SQLITE_NULL);
 	sqlite3_finalize(s);
 }
 
