@@ -26,6 +26,7 @@
 	"('link_downed', 'carrier_changes', 'link_error_recovery', "           \
 	"'symbol_error', 'excessive_buffer_overrun_errors')"
 
+/* clang-format off */
 static const char *const hsql_text[HSQL_COUNT] = {
 	/* every port of the host with its device and what health_port
 	 * remembers of it, in one statement */
@@ -34,89 +35,111 @@ static const char *const hsql_text[HSQL_COUNT] = {
 		"d.pcie_max_speed_gts, d.pcie_cur_width, d.pcie_max_width, "
 		"d.aer_fatal, p.id, p.port, p.state, p.phys_state, "
 		"p.rate_bytes, hp.active_seen, hp.down_since, "
-		"hp.missing_since, hp.best_rate, hp.host IS NOT NULL FROM host "
-		"h JOIN device d ON d.host_id = h.id LEFT JOIN port p ON "
-		"p.device_id = d.id LEFT JOIN health_port hp ON hp.host = "
-		"h.name AND hp.device = d.name AND hp.port = p.port WHERE "
-		"h.name = ?1 ORDER BY d.name, p.port",
+		"hp.missing_since, hp.best_rate, hp.host IS NOT NULL "
+		"FROM host h JOIN device d ON d.host_id = h.id "
+		"LEFT JOIN port p ON p.device_id = d.id "
+		"LEFT JOIN health_port hp ON hp.host = h.name AND hp.device = d.name "
+		"AND hp.port = p.port "
+		"WHERE h.name = :host "
+		"ORDER BY d.name, p.port",
 	[HSQL_HP_PUT] =
 		"INSERT INTO health_port (host, device, port, active_seen, "
-		"down_since, missing_since, best_rate) VALUES (?1, ?2, ?3, ?4, "
-		"?5, ?6, ?7) "
-		"ON CONFLICT (host, device, port) DO UPDATE SET active_seen = "
-		"?4, down_since = ?5, missing_since = ?6, best_rate = ?7",
+		"down_since, missing_since, best_rate) "
+		"VALUES (:host, :device, :port, :active_seen, :down_since, "
+		":missing_since, :best_rate) "
+		"ON CONFLICT (host, device, port) DO UPDATE SET "
+		"active_seen = :active_seen, down_since = :down_since, "
+		"missing_since = :missing_since, best_rate = :best_rate",
 	[HSQL_SWITCH] =
-		"SELECT fp.id, fp.node_guid, fn.description, fp.port, "
-		"fp.degraded FROM fabric_port fp JOIN fabric_node fn ON "
-		"fn.guid = fp.node_guid WHERE fp.remote_guid = ?1 AND "
-		"fp.remote_port = ?2 AND fn.type = 2 ORDER BY fp.id LIMIT 1",
+		"SELECT fp.id, fp.node_guid, fn.description, fp.port, fp.degraded "
+		"FROM fabric_port fp JOIN fabric_node fn ON fn.guid = fp.node_guid "
+		"WHERE fp.remote_guid = :guid AND fp.remote_port = :port "
+		"AND fn.type = 2 "
+		"ORDER BY fp.id LIMIT 1",
 	/* every column of the series index: lookups, not a scan */
 	[HSQL_COUNTERS] =
-		"SELECT id, source, name, value, changed FROM series WHERE "
-		"port_id = ?1 AND source IN (0, 2) AND name IN " COUNTER_NAMES,
-	[HSQL_SAMPLE_AT] = "SELECT value, ts FROM sample WHERE series_id = ?1 "
-			   "AND ts <= ?2 ORDER BY ts DESC LIMIT 1",
-	[HSQL_SAMPLE_FIRST] = "SELECT value, ts FROM sample WHERE series_id = "
-			      "?1 AND ts > ?2 ORDER BY ts LIMIT 1",
+		"SELECT id, source, name, value, changed FROM series "
+		"WHERE port_id = :port_id AND source IN (0, 2) "
+		"AND name IN " COUNTER_NAMES,
+	[HSQL_SAMPLE_AT] =
+		"SELECT value, ts FROM sample "
+		"WHERE series_id = :series_id AND ts <= :cutoff "
+		"ORDER BY ts DESC LIMIT 1",
+	[HSQL_SAMPLE_FIRST] =
+		"SELECT value, ts FROM sample "
+		"WHERE series_id = :series_id AND ts > :cutoff "
+		"ORDER BY ts LIMIT 1",
 	[HSQL_FCOUNTERS] =
-		"SELECT id, 0, name, value, changed FROM "
-		"fabric_series WHERE port_id = ?1 AND name IN " COUNTER_NAMES,
-	[HSQL_FSAMPLE_AT] = "SELECT value, ts FROM fabric_sample WHERE "
-			    "series_id = ?1 AND ts <= ?2 ORDER BY ts DESC "
-			    "LIMIT 1",
-	[HSQL_FSAMPLE_FIRST] = "SELECT value, ts FROM fabric_sample WHERE "
-			       "series_id = ?1 AND ts > ?2 ORDER BY ts LIMIT 1",
+		"SELECT id, 0, name, value, changed FROM fabric_series "
+		"WHERE port_id = :port_id AND name IN " COUNTER_NAMES,
+	[HSQL_FSAMPLE_AT] =
+		"SELECT value, ts FROM fabric_sample "
+		"WHERE series_id = :series_id AND ts <= :cutoff "
+		"ORDER BY ts DESC LIMIT 1",
+	[HSQL_FSAMPLE_FIRST] =
+		"SELECT value, ts FROM fabric_sample "
+		"WHERE series_id = :series_id AND ts > :cutoff "
+		"ORDER BY ts LIMIT 1",
 	[HSQL_SUSPECTS] =
 		"SELECT kind, device, port, profile, metric, since, baseline, "
 		"figure, worst, bad_results, judged_results, peers_bad, "
-		"peers_exonerating FROM suspect WHERE host = ?1 AND closed IS "
-		"NULL ORDER BY id",
+		"peers_exonerating FROM suspect "
+		"WHERE host = :host AND closed IS NULL "
+		"ORDER BY id",
 	/* by a_host, then b_host (their indexes; "+closed": not by the
 	 * index of every open regression) */
 	[HSQL_REGRESSIONS] =
 		"SELECT id, a_host, a_device, a_port, b_host, b_device, "
-		"b_port, profile, metric, opened, baseline, figure, last FROM "
-		"regression WHERE a_host = ?1 AND +closed IS NULL UNION ALL "
+		"b_port, profile, metric, opened, baseline, figure, last FROM regression "
+		"WHERE a_host = :host AND +closed IS NULL "
+		"UNION ALL "
 		"SELECT id, a_host, a_device, a_port, b_host, b_device, "
-		"b_port, profile, metric, opened, baseline, figure, last FROM "
-		"regression WHERE b_host = ?1 AND a_host != ?1 AND +closed IS "
-		"NULL ORDER BY id",
-	[HSQL_REASONS] = "SELECT key, kind, severity, device, port, reason, "
-			 "evidence, active, first_seen, last_seen FROM "
-			 "health_reason WHERE host = ?1",
+		"b_port, profile, metric, opened, baseline, figure, last FROM regression "
+		"WHERE b_host = :host AND a_host != :host AND +closed IS NULL "
+		"ORDER BY id",
+	[HSQL_REASONS] =
+		"SELECT key, kind, severity, device, port, reason, evidence, "
+		"active, first_seen, last_seen FROM health_reason "
+		"WHERE host = :host",
 	[HSQL_REASON_PUT] =
 		"INSERT INTO health_reason (host, key, kind, severity, device, "
-		"port, reason, evidence, active, first_seen, last_seen) VALUES "
-		"(?1, ?2, ?3, ?4, ?5, ?6, "
-		"?7, ?8, ?9, ?10, ?11) ON CONFLICT (host, key) DO UPDATE SET "
-		"kind = ?3, severity = ?4, device = ?5, port = ?6, reason = "
-		"?7, evidence = ?8, active = ?9, first_seen = ?10, last_seen "
-		"= ?11",
+		"port, reason, evidence, active, first_seen, last_seen) "
+		"VALUES (:host, :key, :kind, :severity, :device, :port, "
+		":reason, :evidence, :active, :first_seen, :last_seen) "
+		"ON CONFLICT (host, key) DO UPDATE SET "
+		"kind = :kind, severity = :severity, device = :device, port = :port, "
+		"reason = :reason, evidence = :evidence, active = :active, "
+		"first_seen = :first_seen, last_seen = :last_seen",
 	[HSQL_REASON_DEL] =
-		"DELETE FROM health_reason WHERE host = ?1 AND key = ?2",
+		"DELETE FROM health_reason WHERE host = :host AND key = :key",
 	[HSQL_VERDICT_GET] =
-		"SELECT verdict, since FROM host_health WHERE host = ?1",
+		"SELECT verdict, since FROM host_health WHERE host = :host",
 	[HSQL_VERDICT_PUT] =
 		"INSERT INTO host_health (host, verdict, since, updated) "
-		"VALUES (?1, ?2, ?3, ?3) ON CONFLICT "
-		"(host) DO UPDATE SET verdict = ?2, since = ?3, updated = ?3",
-	[HSQL_HOST] = "SELECT last_report FROM host WHERE name = ?1",
+		"VALUES (:host, :verdict, :now, :now) "
+		"ON CONFLICT (host) DO UPDATE SET "
+		"verdict = :verdict, since = :now, updated = :now",
+	[HSQL_HOST] = "SELECT last_report FROM host WHERE name = :host",
 	/* the switch's ports, then the device behind each through the
-	 * device_guid_hex index ("+": no affinity, so the index applies) */
+	 * device_guid_hex index ("+": no affinity, so the index applies);
+	 * changed at :now: in the report being stored */
 	[HSQL_FABRIC_HOSTS] =
-		"SELECT DISTINCT h.name FROM fabric_port fp CROSS JOIN device "
-		"d ON '0x' || replace(d.node_guid, ':', '') = +fp.remote_guid "
-		"CROSS JOIN host h ON h.id = d.host_id WHERE fp.node_guid = ?1 "
-		"AND (fp.changed >= ?2 OR EXISTS (SELECT 1 FROM fabric_series "
-		"fs WHERE fs.port_id = fp.id AND fs.changed >= ?2 AND fs.name "
-		"IN " COUNTER_NAMES "))",
-	[HSQL_RETIRE_VERDICT] = "DELETE FROM host_health WHERE host = ?1",
-	[HSQL_RETIRE_REASONS] = "DELETE FROM health_reason WHERE host = ?1",
-	[HSQL_RETIRE_PORTS] = "DELETE FROM health_port WHERE host = ?1",
+		"SELECT DISTINCT h.name FROM fabric_port fp "
+		"CROSS JOIN device d "
+		"ON '0x' || replace(d.node_guid, ':', '') = +fp.remote_guid "
+		"CROSS JOIN host h ON h.id = d.host_id "
+		"WHERE fp.node_guid = :guid "
+		"AND (fp.changed >= :now OR EXISTS ("
+		"SELECT 1 FROM fabric_series fs WHERE fs.port_id = fp.id "
+		"AND fs.changed >= :now AND fs.name IN " COUNTER_NAMES "))",
+	[HSQL_RETIRE_VERDICT] = "DELETE FROM host_health WHERE host = :host",
+	[HSQL_RETIRE_REASONS] = "DELETE FROM health_reason WHERE host = :host",
+	[HSQL_RETIRE_PORTS] = "DELETE FROM health_port WHERE host = :host",
 	[HSQL_SAVEPOINT] = "SAVEPOINT health",
 	[HSQL_RELEASE] = "RELEASE health",
 	[HSQL_ROLLBACK_TO] = "ROLLBACK TO health",
 };
+/* clang-format on */
 
 int store_health_prepare(struct store *st, const struct health_opts *o)
 {
@@ -130,9 +153,8 @@ int store_health_prepare(struct store *st, const struct health_opts *o)
 	h->o = o;
 	st->health = h;
 	for (int i = 0; i < HSQL_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(st->db, hsql_text[i], -1,
-					    SQLITE_PREPARE_PERSISTENT, &h->s[i],
-					    NULL);
+		int rc = sql_prepare(st->db, hsql_text[i],
+				     SQLITE_PREPARE_PERSISTENT, &h->s[i]);
 
 		if (rc != SQLITE_OK)
 			return store_err(st, rc, hsql_text[i]);
@@ -182,12 +204,13 @@ const char *health_col_text(sqlite3_stmt *s, int i)
 	return v ? v : "";
 }
 
-static void bind_time(sqlite3_stmt *s, int i, double v)
+/* A time at @name; a negative one (not yet, or no longer) as NULL. */
+static void bind_time(sqlite3_stmt *s, const char *name, double v)
 {
 	if (v >= 0)
-		sqlite3_bind_double(s, i, v);
+		sql_name_real(s, name, v);
 	else
-		sqlite3_bind_null(s, i);
+		sql_name_null(s, name);
 }
 
 /* ---- counters over their windows ---- */
@@ -204,8 +227,8 @@ static int value_then(struct store *st, enum store_hsql at,
 		sqlite3_stmt *s = health_stmt(st, which[i]);
 		int rc;
 
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_double(s, 2, cutoff);
+		sql_name_int(s, ":series_id", id);
+		sql_name_real(s, ":cutoff", cutoff);
 		rc = sqlite3_step(s);
 		if (rc == SQLITE_ROW) {
 			*value = (uint64_t)sqlite3_column_int64(s, 0);
@@ -241,7 +264,7 @@ static int port_counters(struct health_ctx *c, int64_t port_id,
 	sqlite3_stmt *s = health_stmt(c->st, list);
 	int rc, ret = 0;
 
-	sqlite3_bind_int64(s, 1, port_id);
+	sql_name_int(s, ":port_id", port_id);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *name = health_col_text(s, 2);
 		const struct health_counter *def = counter_of(
@@ -299,8 +322,8 @@ static int switch_side(struct health_ctx *c, const char *guid,
 	int64_t id;
 	int rc;
 
-	sqlite3_bind_text(s, 1, guid, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, p->port);
+	sql_name_text(s, ":guid", guid);
+	sql_name_int(s, ":port", p->port);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
@@ -334,14 +357,14 @@ static int hp_put(struct health_ctx *c, const char *device, int port,
 {
 	sqlite3_stmt *s = health_stmt(c->st, HSQL_HP_PUT);
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, device, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, port);
-	bind_time(s, 4, r->active_seen);
-	bind_time(s, 5, r->down_since);
-	bind_time(s, 6, r->missing_since);
+	sql_name_text(s, ":host", c->host);
+	sql_name_text(s, ":device", device);
+	sql_name_int(s, ":port", port);
+	bind_time(s, ":active_seen", r->active_seen);
+	bind_time(s, ":down_since", r->down_since);
+	bind_time(s, ":missing_since", r->missing_since);
 	if (r->best_rate >= 0)
-		sqlite3_bind_int64(s, 7, r->best_rate);
+		sql_name_int(s, ":best_rate", r->best_rate);
 	return store_done(c->st, s, "health_port");
 }
 
@@ -515,7 +538,7 @@ static int host_devices(struct health_ctx *c)
 	size_t n = 0, cap = 0;
 	int rc, ret = 0;
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", c->host);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (vec_grow(&f, &cap, n, sizeof(*f))) {
 			ret = -ENOMEM;
@@ -543,7 +566,7 @@ static int host_suspects(struct health_ctx *c)
 	sqlite3_stmt *s = health_stmt(c->st, HSQL_SUSPECTS);
 	int rc, ret = 0;
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", c->host);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct health_suspect x = {
 			.kind = health_col_text(s, 0),
@@ -574,7 +597,7 @@ static int host_regressions(struct health_ctx *c)
 	sqlite3_stmt *s = health_stmt(c->st, HSQL_REGRESSIONS);
 	int rc, ret = 0;
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", c->host);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		/* this host's end first: a, unless it is only b */
 		int a = !strcmp(health_col_text(s, 1), c->host);
@@ -609,7 +632,7 @@ static int reasons_load(struct health_ctx *c, struct health_list *old)
 	sqlite3_stmt *s = health_stmt(c->st, HSQL_REASONS);
 	int rc, ret = 0;
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", c->host);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct health_reason *r;
 
@@ -625,19 +648,18 @@ static int reason_put(struct health_ctx *c, const struct health_reason *r)
 {
 	sqlite3_stmt *s = health_stmt(c->st, HSQL_REASON_PUT);
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, r->key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, health_kind_name(r->kind), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, health_level_name(r->level), -1, SQLITE_STATIC);
-	sql_bind_text(s, 5, r->device[0] ? r->device : NULL);
+	sql_name_text(s, ":host", c->host);
+	sql_name_text(s, ":key", r->key);
+	sql_name_text(s, ":kind", health_kind_name(r->kind));
+	sql_name_text(s, ":severity", health_level_name(r->level));
+	sql_name_text(s, ":device", r->device[0] ? r->device : NULL);
 	if (r->port >= 0)
-		sqlite3_bind_int(s, 6, r->port);
-	sqlite3_bind_text(s, 7, r->text, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, r->evidence ? r->evidence : "{}", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_int(s, 9, r->active);
-	sqlite3_bind_double(s, 10, r->first_seen);
-	sqlite3_bind_double(s, 11, r->last_seen);
+		sql_name_int(s, ":port", r->port);
+	sql_name_text(s, ":reason", r->text);
+	sql_name_text(s, ":evidence", r->evidence ? r->evidence : "{}");
+	sql_name_int(s, ":active", r->active);
+	sql_name_real(s, ":first_seen", r->first_seen);
+	sql_name_real(s, ":last_seen", r->last_seen);
 	return store_done(c->st, s, "health_reason");
 }
 
@@ -645,8 +667,8 @@ static int reason_del(struct health_ctx *c, const char *key)
 {
 	sqlite3_stmt *s = health_stmt(c->st, HSQL_REASON_DEL);
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", c->host);
+	sql_name_text(s, ":key", key);
 	return store_done(c->st, s, "health_reason");
 }
 
@@ -656,7 +678,7 @@ static int verdict_save(struct health_ctx *c, int level)
 	const char *name = health_level_name(level);
 	int rc, same;
 
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", c->host);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		sqlite3_reset(s);
@@ -669,9 +691,9 @@ static int verdict_save(struct health_ctx *c, int level)
 	if (rc == SQLITE_ROW || level != HEALTH_HEALTHY)
 		log_info("health: %s is %s", c->host, name);
 	s = health_stmt(c->st, HSQL_VERDICT_PUT);
-	sqlite3_bind_text(s, 1, c->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 3, c->now);
+	sql_name_text(s, ":host", c->host);
+	sql_name_text(s, ":verdict", name);
+	sql_name_real(s, ":now", c->now);
 	return store_done(c->st, s, "host_health");
 }
 
@@ -714,7 +736,7 @@ int health_evaluate(struct store *st, const char *host, double now,
 	sqlite3_stmt *s = health_stmt(st, HSQL_HOST);
 	int rc, ret;
 
-	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", host);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc == SQLITE_DONE)

@@ -66,8 +66,8 @@ static int health_fabric(struct store *st, const struct report *r, double now)
 			continue;
 		report_guid_str(f->nodes[i].guid, guid, sizeof(guid));
 		s = health_stmt(st, HSQL_FABRIC_HOSTS);
-		sqlite3_bind_text(s, 1, guid, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 2, now);
+		sql_name_text(s, ":guid", guid);
+		sql_name_real(s, ":now", now);
 		while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 			const char *h = health_col_text(s, 0);
 			int dup = 0;
@@ -175,7 +175,7 @@ static int health_answer(struct store *st, const char *host, double now,
 	char verdict[16] = "healthy";
 	int rc, ret = 0;
 
-	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", host);
 	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct health_reason *r;
 
@@ -185,14 +185,14 @@ static int health_answer(struct store *st, const char *host, double now,
 	if (!ret && rc != SQLITE_DONE && rc != SQLITE_ROW)
 		ret = store_err(st, rc, "health reasons");
 	s = health_stmt(st, HSQL_VERDICT_GET);
-	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", host);
 	if (!ret && sqlite3_step(s) == SQLITE_ROW) {
 		snprintf(verdict, sizeof(verdict), "%s", health_col_text(s, 0));
 		since = sqlite3_column_double(s, 1);
 	}
 	sqlite3_reset(s);
 	s = health_stmt(st, HSQL_HOST);
-	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	sql_name_text(s, ":host", host);
 	if (!ret && sqlite3_step(s) == SQLITE_ROW)
 		last_report = sqlite3_column_double(s, 0);
 	sqlite3_reset(s);
@@ -250,7 +250,7 @@ int store_health_retire(struct store *st, const char *host)
 	for (size_t i = 0; !ret && i < sizeof(del) / sizeof(*del); i++) {
 		sqlite3_stmt *s = health_stmt(st, del[i]);
 
-		sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+		sql_name_text(s, ":host", host);
 		ret = store_done(st, s, "health retire");
 	}
 	return ret;
