@@ -337,6 +337,27 @@ static int node_labels(struct fabric_snap *f, struct snapshot *sn,
 	return 0;
 }
 
+/* clang-format off */
+static const char hca_sql[] =
+	"SELECT h.name, d.name, d.node_guid "
+	"FROM device d "
+	"JOIN host h ON h.id = d.host_id "
+	"WHERE d.node_guid IS NOT NULL";
+static const char node_sql[] =
+	"SELECT guid, type, description, updated, reporter "
+	"FROM fabric_node "
+	"ORDER BY guid";
+static const char port_sql[] =
+	"SELECT id, node_guid, port, lid, state, phys_state, rate_bytes, degraded, "
+	"remote_guid, remote_port, width_active, width_enabled "
+	"FROM fabric_port "
+	"ORDER BY id";
+static const char series_sql[] =
+	"SELECT port_id, name, value "
+	"FROM fabric_series "
+	"ORDER BY port_id";
+/* clang-format on */
+
 int fabric_read(sqlite3 *db, const struct snap_opts *o, struct snapshot *sn,
 		char *err, size_t errlen)
 {
@@ -350,32 +371,18 @@ int fabric_read(sqlite3 *db, const struct snap_opts *o, struct snapshot *sn,
 		return -ENOMEM;
 	buf_init(&f->b, 0);
 	sn->fabric = f;
-	ret = each_row(db,
-		       "SELECT h.name, d.name, d.node_guid FROM device d JOIN "
-		       "host h ON h.id = d.host_id WHERE d.node_guid IS NOT "
-		       "NULL",
-		       hca_row, f, sn, o, err, errlen);
+	ret = each_row(db, hca_sql, hca_row, f, sn, o, err, errlen);
 	if (!ret && f->n_hcas)
 		qsort(f->hcas, f->n_hcas, sizeof(*f->hcas), by_guid);
 	if (!ret)
-		ret = each_row(db,
-			       "SELECT guid, type, description, updated, "
-			       "reporter FROM fabric_node ORDER BY guid",
-			       node_row, f, sn, o, err, errlen);
+		ret = each_row(db, node_sql, node_row, f, sn, o, err, errlen);
 	if (!ret)
 		ret = node_labels(f, sn, o);
 	if (!ret)
-		ret = each_row(db,
-			       "SELECT id, node_guid, port, lid, state, "
-			       "phys_state, rate_bytes, degraded, remote_guid, "
-			       "remote_port, width_active, width_enabled FROM "
-			       "fabric_port ORDER BY id",
-			       port_row, f, sn, o, err, errlen);
+		ret = each_row(db, port_sql, port_row, f, sn, o, err, errlen);
 	if (!ret && f->n_sw)
-		ret = each_row(db,
-			       "SELECT port_id, name, value FROM fabric_series "
-			       "ORDER BY port_id",
-			       series_row, f, sn, o, err, errlen);
+		ret = each_row(db, series_sql, series_row, f, sn, o, err,
+			       errlen);
 	return ret;
 }
 

@@ -105,16 +105,21 @@ static int fsus_cover_row(void *ctx, sqlite3_stmt *s)
 int fsus_read(sqlite3 *db, const struct snap_opts *o, struct fsus **out,
 	      char *err, size_t errlen)
 {
+	/* clang-format off */
 	static const char sus[] =
 		"SELECT kind, a_node_guid, a_node_desc, coalesce(a_port, ''), "
 		"coalesce(b_node_guid, ''), coalesce(b_node_desc, ''), "
-		"coalesce(b_port, ''), profile, max(confidence) FROM "
-		"fabric_suspect WHERE closed IS NULL GROUP BY kind, "
-		"a_node_guid, a_port, b_node_guid, b_port, profile ORDER BY "
-		"kind, a_node_guid, a_port, profile";
+		"coalesce(b_port, ''), profile, max(confidence) "
+		"FROM fabric_suspect "
+		"WHERE closed IS NULL "
+		"GROUP BY kind, a_node_guid, a_port, b_node_guid, b_port, profile "
+		"ORDER BY kind, a_node_guid, a_port, profile";
 	static const char cover[] =
-		"SELECT state, links FROM fabric_link_cover WHERE period = "
-		"(SELECT max(period) FROM fabric_link_cover) ORDER BY state";
+		"SELECT state, links "
+		"FROM fabric_link_cover "
+		"WHERE period = (SELECT max(period) FROM fabric_link_cover) "
+		"ORDER BY state";
+	/* clang-format on */
 	struct fsus *f = calloc(1, sizeof(*f));
 	int ret = 0;
 

@@ -99,6 +99,17 @@ static int count_row(void *ctx, sqlite3_stmt *s)
 	return 0;
 }
 
+/* clang-format off */
+static const char host_sql[] =
+	"SELECT host, verdict, since "
+	"FROM host_health "
+	"ORDER BY host";
+static const char reason_sql[] =
+	"SELECT host, severity, count(*) "
+	"FROM health_reason "
+	"GROUP BY host, severity";
+/* clang-format on */
+
 int health_read(struct sqlite3 *db, unsigned shard, unsigned shards,
 		struct health_snap **out, char *err, size_t errlen)
 {
@@ -115,16 +126,11 @@ int health_read(struct sqlite3 *db, unsigned shard, unsigned shards,
 	hs->shards = shards ? shards : 1;
 	buf_init(&hs->text, 0);
 	/* BINARY order: what strcmp() in count_row() searches */
-	ret = dbread_each(db,
-			  "SELECT host, verdict, since FROM host_health ORDER "
-			  "BY host",
-			  "host_health", NULL, host_row, hs, err, errlen);
+	ret = dbread_each(db, host_sql, "host_health", NULL, host_row, hs, err,
+			  errlen);
 	if (!ret && hs->n)
-		ret = dbread_each(db,
-				  "SELECT host, severity, count(*) FROM "
-				  "health_reason GROUP BY host, severity",
-				  "health_reason", NULL, count_row, hs, err,
-				  errlen);
+		ret = dbread_each(db, reason_sql, "health_reason", NULL,
+				  count_row, hs, err, errlen);
 	if (ret) {
 		health_snap_free(hs);
 		return ret;

@@ -117,11 +117,14 @@ static int labels_of(struct regress *r, sqlite3_stmt *s, int first,
 
 /* ---- links ---- */
 
-#define LINK_SELECT                                                            \
-	"SELECT id, a_host, a_device, a_port, b_host, b_device, b_port, "      \
-	"profile, metric, baseline, threshold, last_value, last_started, "     \
-	"regression_id IS NOT NULL, expected, efficiency, under_since IS NOT " \
-	"NULL, judged FROM link_state "
+/* clang-format off */
+#define LINK_SELECT							\
+	"SELECT id, a_host, a_device, a_port, b_host, b_device, b_port, " \
+	"profile, metric, baseline, threshold, last_value, last_started, " \
+	"regression_id IS NOT NULL, expected, efficiency, "		\
+	"under_since IS NOT NULL, judged "				\
+	"FROM link_state "
+/* clang-format on */
 
 static const char *const link_names[] = {
 	"host",	       "device",     "#port",	"peer_host",
@@ -164,9 +167,12 @@ static int link_cb(void *ctx, sqlite3_stmt *s)
 /* The links measured since now - period, in chunks by (started, id). */
 static int read_recent(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 {
+	/* clang-format off */
 	static const char sql[] = LINK_SELECT
 		"WHERE (last_started, id) > (:after_time, :after_id) "
-		"ORDER BY last_started, id LIMIT :limit";
+		"ORDER BY last_started, id "
+		"LIMIT :limit";
+	/* clang-format on */
 	struct dbread_pages q = {
 		.sql = sql,
 		.what = "link_state",
@@ -199,11 +205,13 @@ static int cmp_seq(const void *a, const void *b)
 
 static int read_links(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 {
+	/* clang-format off */
 	static const char old_open[] = LINK_SELECT
 		"WHERE regression_id IS NOT NULL AND last_started <= :since";
 	static const char old_under[] = LINK_SELECT
-		"WHERE under_since IS NOT NULL AND regression_id IS NULL AND "
-		"last_started <= :since";
+		"WHERE under_since IS NOT NULL AND regression_id IS NULL "
+		"AND last_started <= :since";
+	/* clang-format on */
 	struct dbread_arg since = {.name = ":since",
 				   .real = r->o.now - r->o.period};
 	int ret = read_recent(db, r, err, errlen);
@@ -263,31 +271,41 @@ static int read_items(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 	static const char *const group_names[] = {"group_a", "group_b",
 						  "profile"};
 	static const char *const count_names[] = {"profile"};
+	/* clang-format off */
 	static const struct {
 		const char *sql;
 		int fabric; /* shard 0 only */
 	} q[] = {
-		{"SELECT host, device, port, profile, metric, baseline FROM "
-		 "port_baseline WHERE baseline IS NOT NULL ORDER BY host, "
-		 "device, port, profile, metric",
+		{"SELECT host, device, port, profile, metric, baseline "
+		 "FROM port_baseline "
+		 "WHERE baseline IS NOT NULL "
+		 "ORDER BY host, device, port, profile, metric",
 		 0},
-		{"SELECT host, device, port, profile, metric, max(s) FROM "
-		 "(SELECT a_host AS host, a_device AS device, a_port AS port, "
-		 "profile, metric, 0 AS s FROM link_state WHERE regression_id "
-		 "IS NOT NULL UNION ALL SELECT b_host, b_device, b_port, "
-		 "profile, metric, 0 FROM link_state WHERE regression_id IS "
-		 "NOT NULL UNION ALL SELECT host, device, port, profile, "
-		 "metric, 1 FROM port_suspect) GROUP BY host, device, port, "
-		 "profile, metric",
+		{"SELECT host, device, port, profile, metric, max(s) "
+		 "FROM ("
+		 "SELECT a_host AS host, a_device AS device, a_port AS port, "
+		 "profile, metric, 0 AS s "
+		 "FROM link_state "
+		 "WHERE regression_id IS NOT NULL "
+		 "UNION ALL "
+		 "SELECT b_host, b_device, b_port, profile, metric, 0 "
+		 "FROM link_state "
+		 "WHERE regression_id IS NOT NULL "
+		 "UNION ALL "
+		 "SELECT host, device, port, profile, metric, 1 "
+		 "FROM port_suspect) "
+		 "GROUP BY host, device, port, profile, metric",
 		 0},
-		{"SELECT group_a, group_b, profile, metric, 1 FROM "
-		 "group_pair_suspect ORDER BY group_a, group_b, profile, "
-		 "metric",
+		{"SELECT group_a, group_b, profile, metric, 1 "
+		 "FROM group_pair_suspect "
+		 "ORDER BY group_a, group_b, profile, metric",
 		 1},
-		{"SELECT profile, metric, opened FROM regression_count ORDER "
-		 "BY profile, metric",
+		{"SELECT profile, metric, opened "
+		 "FROM regression_count "
+		 "ORDER BY profile, metric",
 		 1},
 	};
+	/* clang-format on */
 	struct item_spec sp[] = {
 		{r, &r->port_bl, port_names, N_ELEMS(port_names), 1},
 		{r, &r->port_sus, port_names, N_ELEMS(port_names), 1},
@@ -309,10 +327,14 @@ static int read_suspects(sqlite3 *db, struct regress *r, char *err,
 {
 	static const char *const names[] = {"host", "device", "port", "kind",
 					    "profile"};
-#define SUS_SELECT(v)                                                          \
+	/* clang-format off */
+#define SUS_SELECT(v)							\
 	"SELECT host, device, CASE kind WHEN 'device' THEN '' ELSE port END, " \
-	"kind, profile, metric, " v " FROM suspect WHERE closed IS NULL "      \
+	"kind, profile, metric, " v " "					\
+	"FROM suspect "							\
+	"WHERE closed IS NULL "						\
 	"ORDER BY host, device, port, kind, profile, metric"
+	/* clang-format on */
 	static const char *const q[] = {SUS_SELECT("1"),
 					SUS_SELECT("figure / baseline")};
 #undef SUS_SELECT

@@ -295,18 +295,26 @@ static int probe_port_row(void *ctx, sqlite3_stmt *s)
 static int read_registry(sqlite3 *db, struct results *r, char *err,
 			 size_t errlen)
 {
-	static const char host_sql[] = "SELECT name, last_report FROM host";
+	/* clang-format off */
+	static const char host_sql[] =
+		"SELECT name, last_report "
+		"FROM host";
 	static const char probe_sql[] =
-		"SELECT p.host, p.registered, l.value FROM probe p"
-		" LEFT JOIN probe_label l ON l.probe_id = p.id AND l.key = "
-		":group";
-	static const char pause_sql[] = "SELECT host, paused FROM host_pause";
+		"SELECT p.host, p.registered, l.value "
+		"FROM probe p "
+		"LEFT JOIN probe_label l ON l.probe_id = p.id AND l.key = :group";
+	static const char pause_sql[] =
+		"SELECT host, paused "
+		"FROM host_pause";
 	static const char dropped_sql[] =
-		"SELECT host, spool_full, expired FROM probe_dropped";
+		"SELECT host, spool_full, expired "
+		"FROM probe_dropped";
 	static const char port_sql[] =
-		"SELECT p.host, pp.device, pp.port, pp.state FROM probe_port pp"
-		" JOIN probe p ON p.id = pp.probe_id"
-		" ORDER BY pp.probe_id, pp.device, pp.port";
+		"SELECT p.host, pp.device, pp.port, pp.state "
+		"FROM probe_port pp "
+		"JOIN probe p ON p.id = pp.probe_id "
+		"ORDER BY pp.probe_id, pp.device, pp.port";
+	/* clang-format on */
 	struct dbread_arg group = {.name = ":group", .text = r->o.group_label};
 	int ret;
 
@@ -420,13 +428,17 @@ static int result_row(void *ctx, sqlite3_stmt *s)
  */
 static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 {
+	/* clang-format off */
 	static const char sql[] =
-		"SELECT id, started, host, local_device, local_port, peer_host,"
-		" peer_device, peer_port, profile, outcome, wc_status, "
-		"busy" TESTAPI_FIG_SQL_COLUMNS " FROM result"
+		"SELECT id, started, host, local_device, local_port, peer_host, "
+		"peer_device, peer_port, profile, outcome, wc_status, "
+		"busy" TESTAPI_FIG_SQL_COLUMNS
+		" FROM result"
 		" WHERE (started, id) > (:after_time, :after_id)"
 		" AND started <= :ahead"
-		" ORDER BY started, id LIMIT :limit";
+		" ORDER BY started, id"
+		" LIMIT :limit";
+	/* clang-format on */
 	struct dbread_arg ahead = {.name = ":ahead",
 				   .real = r->o.now + r->o.max_ahead};
 	struct dbread_pages q = {

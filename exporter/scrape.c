@@ -341,10 +341,13 @@ int scrape_build(const struct exporter_settings *cfg, struct scrape_stats *st,
 int scrape_health(const struct exporter_settings *cfg, char *err, size_t errlen)
 {
 	/* the last row of each table a scrape starts with: a few pages */
-	static const char probe[] = "SELECT (SELECT max(rowid) FROM host), "
-				    "(SELECT max(rowid) FROM device), "
-				    "(SELECT max(rowid) FROM port), "
-				    "(SELECT max(rowid) FROM series)";
+	/* clang-format off */
+	static const char probe[] =
+		"SELECT (SELECT max(rowid) FROM host), "
+		"(SELECT max(rowid) FROM device), "
+		"(SELECT max(rowid) FROM port), "
+		"(SELECT max(rowid) FROM series)";
+	/* clang-format on */
 	sqlite3_stmt *s = NULL;
 	sqlite3 *db = NULL;
 	int ret, rc;

@@ -153,30 +153,43 @@ static int pkey_row(void *ctx, sqlite3_stmt *s)
 			      sqlite3_column_int64(s, 2));
 }
 
-#define DEVICE_COLS                                                            \
-	"SELECT id, host_id, name, node_guid, sys_image_guid, fw_ver,"         \
-	" hca_type, board_id, node_desc, numa_node, netdevs,"                  \
-	" pcie_address, pcie_cur_speed_gts, pcie_max_speed_gts,"               \
-	" pcie_cur_width, pcie_max_width, aer_correctable,"                    \
-	" aer_nonfatal, aer_fatal FROM device "
-#define PORT_COLS                                                              \
-	"SELECT id, host_id, device_id, port, state, phys_state,"              \
-	" rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask,"                 \
-	" port_guid, netdev FROM port "
-#define GID_COLS "SELECT port_id, idx, gid, type, netdev FROM port_gid "
-#define PKEY_COLS "SELECT port_id, idx, pkey FROM port_pkey "
+/* clang-format off */
+#define DEVICE_COLS							\
+	"SELECT id, host_id, name, node_guid, sys_image_guid, fw_ver,"	\
+	" hca_type, board_id, node_desc, numa_node, netdevs,"		\
+	" pcie_address, pcie_cur_speed_gts, pcie_max_speed_gts,"	\
+	" pcie_cur_width, pcie_max_width, aer_correctable,"		\
+	" aer_nonfatal, aer_fatal"					\
+	" FROM device "
+#define PORT_COLS							\
+	"SELECT id, host_id, device_id, port, state, phys_state,"	\
+	" rate_bytes, link_layer, lid, sm_lid, lmc, cap_mask,"		\
+	" port_guid, netdev"						\
+	" FROM port "
+#define GID_COLS							\
+	"SELECT port_id, idx, gid, type, netdev "			\
+	"FROM port_gid "
+#define PKEY_COLS							\
+	"SELECT port_id, idx, pkey "					\
+	"FROM port_pkey "
 #define BY_HOST "WHERE host_id IN (SELECT value FROM json_each(:ids)) "
 #define BY_PORT "WHERE port_id IN (SELECT value FROM json_each(:ids)) "
+/* clang-format on */
 
 static int read_hosts(sqlite3 *db, struct snap_read *rd, char *err,
 		      size_t errlen)
 {
-	static const char plain[] = "SELECT id, name, last_report, "
-				    "probe_version, NULL FROM host ORDER BY id";
+	/* clang-format off */
+	static const char plain[] =
+		"SELECT id, name, last_report, probe_version, NULL "
+		"FROM host "
+		"ORDER BY id";
 	static const char marked[] =
 		"SELECT h.id, h.name, h.last_report, h.probe_version, c.seq "
-		"FROM host h LEFT JOIN host_change c ON c.host_id = h.id "
+		"FROM host h "
+		"LEFT JOIN host_change c ON c.host_id = h.id "
 		"ORDER BY h.id";
+	/* clang-format on */
 
 	return dbread_each(db,
 			   dbread_has_table(db, "host_change") ? marked : plain,
@@ -340,11 +353,18 @@ static int read_series_scan(sqlite3 *db, sqlite3_stmt *s, struct msnap *m,
 static int read_series(sqlite3 *db, struct msnap *m, size_t chunk, int scan,
 		       char *err, size_t errlen)
 {
-	static const char port_sql[] = "SELECT source, name, value FROM series "
-				       "WHERE port_id = :port_id";
+	/* clang-format off */
+	static const char port_sql[] =
+		"SELECT source, name, value "
+		"FROM series "
+		"WHERE port_id = :port_id";
 	static const char scan_sql[] =
-		"SELECT id, port_id, source, name, value FROM series"
-		" WHERE id > :after ORDER BY id LIMIT :limit";
+		"SELECT id, port_id, source, name, value"
+		" FROM series"
+		" WHERE id > :after"
+		" ORDER BY id"
+		" LIMIT :limit";
+	/* clang-format on */
 	sqlite3_stmt *s;
 	int64_t after = 0;
 	size_t next = 0;

@@ -151,9 +151,14 @@ static int tally_check_reset(struct tally *t, sqlite3 *db, char *err,
 static int tally_read(struct tally *t, sqlite3 *db, size_t chunk, char *err,
 		      size_t errlen)
 {
+	/* clang-format off */
 	static const char sql[] =
-		"SELECT id, host, profile, outcome, wc_status FROM result"
-		" WHERE id > :after ORDER BY id LIMIT :limit";
+		"SELECT id, host, profile, outcome, wc_status"
+		" FROM result"
+		" WHERE id > :after"
+		" ORDER BY id"
+		" LIMIT :limit";
+	/* clang-format on */
 	sqlite3_stmt *s;
 	size_t n = chunk;
 	int rc, ret;

@@ -189,29 +189,34 @@ static int rows_json(struct store *st, const char *sql, double a, size_t max,
 	return ret;
 }
 
-#define REG_COLS                                                               \
-	"id, a_host AS host, a_device AS device, a_port AS port, b_host AS "   \
-	"peer_host, b_device AS peer_device, b_port AS peer_port, profile, "   \
-	"metric, started, opened, closed, close_reason AS reason, baseline, "  \
-	"threshold, baseline_source, figure, worst, last, bad_results, "       \
-	"results FROM regression "
+/* clang-format off */
+#define REG_COLS							\
+	"id, a_host AS host, a_device AS device, a_port AS port, "	\
+	"b_host AS peer_host, b_device AS peer_device, b_port AS peer_port, " \
+	"profile, metric, started, opened, closed, close_reason AS reason, " \
+	"baseline, threshold, baseline_source, figure, worst, last, "	\
+	"bad_results, results "						\
+	"FROM regression "
 
 /* A device's "port" is null: it is every port of the device. Links and
  * switches (schema 9, store_localize.h) have no host: their ends. */
-#define SUS_COLS                                                               \
-	"id, kind, host, device, CASE WHEN kind = 'device' THEN NULL ELSE "    \
-	"port END AS port, profile, metric, since, first_bad, opened, "        \
-	"closed, close_reason AS reason, judged_results, bad_results, "        \
-	"good_results, peers_bad, peers_exonerating, baseline, figure, "       \
-	"worst, last, NULL AS a_node_guid, NULL AS a_node_desc, NULL AS "      \
-	"a_port, NULL AS b_node_guid, NULL AS b_node_desc, NULL AS b_port, "   \
-	"NULL AS confidence, NULL AS counters FROM suspect "
-#define FSUS_COLS                                                              \
-	"id, kind, NULL, NULL, NULL, profile, metric, since, first_bad, "      \
-	"opened, closed, close_reason, bad_tests + good_tests, bad_tests, "    \
-	"good_tests, NULL, NULL, baseline, figure, worst, last, a_node_guid, " \
-	"a_node_desc, a_port, b_node_guid, b_node_desc, b_port, confidence, "  \
-	"counters FROM fabric_suspect "
+#define SUS_COLS							\
+	"id, kind, host, device, "					\
+	"CASE WHEN kind = 'device' THEN NULL ELSE port END AS port, "	\
+	"profile, metric, since, first_bad, opened, closed, "		\
+	"close_reason AS reason, judged_results, bad_results, "	\
+	"good_results, peers_bad, peers_exonerating, baseline, figure, " \
+	"worst, last, NULL AS a_node_guid, NULL AS a_node_desc, "	\
+	"NULL AS a_port, NULL AS b_node_guid, NULL AS b_node_desc, "	\
+	"NULL AS b_port, NULL AS confidence, NULL AS counters "	\
+	"FROM suspect "
+#define FSUS_COLS							\
+	"id, kind, NULL, NULL, NULL, profile, metric, since, first_bad, " \
+	"opened, closed, close_reason, bad_tests + good_tests, bad_tests, " \
+	"good_tests, NULL, NULL, baseline, figure, worst, last, "	\
+	"a_node_guid, a_node_desc, a_port, b_node_guid, b_node_desc, "	\
+	"b_port, confidence, counters "					\
+	"FROM fabric_suspect "
 
 static const struct {
 	const char *key, *sql;
@@ -219,41 +224,61 @@ static const struct {
 	int windowed; /* :since is now - window */
 } api_views[] = {
 	{"open",
-	 "SELECT " REG_COLS "WHERE closed IS NULL ORDER BY opened DESC, id "
-	 "DESC LIMIT :limit",
+	 "SELECT " REG_COLS
+	 "WHERE closed IS NULL "
+	 "ORDER BY opened DESC, id DESC "
+	 "LIMIT :limit",
 	 API_MAX_OPEN, 0},
 	{"closed",
-	 "SELECT " REG_COLS "WHERE closed IS NOT NULL AND closed >= :since "
-	 "ORDER BY closed DESC, id DESC LIMIT :limit",
+	 "SELECT " REG_COLS
+	 "WHERE closed IS NOT NULL AND closed >= :since "
+	 "ORDER BY closed DESC, id DESC "
+	 "LIMIT :limit",
 	 API_MAX_CLOSED, 1},
 	{"suspect_ports",
 	 "SELECT host, device, port, profile, metric, since, "
-	 "links_regressed, links_judged, peers_fine FROM port_suspect ORDER "
-	 "BY since, host, device, port LIMIT :limit",
+	 "links_regressed, links_judged, peers_fine "
+	 "FROM port_suspect "
+	 "ORDER BY since, host, device, port "
+	 "LIMIT :limit",
 	 API_MAX_SUSPECT, 0},
 	{"suspect_group_pairs",
 	 "SELECT group_a, group_b, profile, metric, since, links_regressed, "
-	 "links_judged FROM group_pair_suspect ORDER BY since, group_a, "
-	 "group_b LIMIT :limit",
+	 "links_judged "
+	 "FROM group_pair_suspect "
+	 "ORDER BY since, group_a, group_b "
+	 "LIMIT :limit",
 	 API_MAX_SUSPECT, 0},
 	{"suspects",
-	 "SELECT " SUS_COLS "WHERE closed IS NULL UNION ALL SELECT " FSUS_COLS
-	 "WHERE closed IS NULL ORDER BY since, kind, host, device, port, "
-	 "a_node_guid, a_port LIMIT :limit",
+	 "SELECT " SUS_COLS
+	 "WHERE closed IS NULL "
+	 "UNION ALL "
+	 "SELECT " FSUS_COLS
+	 "WHERE closed IS NULL "
+	 "ORDER BY since, kind, host, device, port, a_node_guid, a_port "
+	 "LIMIT :limit",
 	 API_MAX_SUSPECT, 0},
 	{"suspects_closed",
-	 "SELECT " SUS_COLS "WHERE closed IS NOT NULL AND closed >= :since "
-	 "UNION ALL SELECT " FSUS_COLS "WHERE closed IS NOT NULL AND closed "
-	 ">= :since ORDER BY closed DESC, kind, id DESC LIMIT :limit",
+	 "SELECT " SUS_COLS
+	 "WHERE closed IS NOT NULL AND closed >= :since "
+	 "UNION ALL "
+	 "SELECT " FSUS_COLS
+	 "WHERE closed IS NOT NULL AND closed >= :since "
+	 "ORDER BY closed DESC, kind, id DESC "
+	 "LIMIT :limit",
 	 API_MAX_CLOSED, 1},
 	{"under_expected",
-	 "SELECT a_host AS host, a_device AS device, a_port AS port, b_host "
-	 "AS peer_host, b_device AS peer_device, b_port AS peer_port, "
+	 "SELECT a_host AS host, a_device AS device, a_port AS port, "
+	 "b_host AS peer_host, b_device AS peer_device, b_port AS peer_port, "
 	 "profile, last_value AS figure, expected, expected_limit, "
-	 "efficiency, under_since AS since FROM link_state WHERE under_since "
-	 "IS NOT NULL ORDER BY under_since, id LIMIT :limit",
+	 "efficiency, under_since AS since "
+	 "FROM link_state "
+	 "WHERE under_since IS NOT NULL "
+	 "ORDER BY under_since, id "
+	 "LIMIT :limit",
 	 API_MAX_UNDER, 0},
 };
+/* clang-format on */
 
 int store_regress_json(struct store *st, double now, char **out)
 {
