@@ -6,7 +6,10 @@ Every host of DB (made by gen_db.py) registers as a probe, in groups of
 GROUP_SIZE hosts (label leaf), every port ACTIVE. Within the last hour each
 port initiates one bw and one lat test against a random peer port; HISTORY
 earlier hours hold as many results again (the table the outcome counter
-reads once at start-up). 1% of the tests fail, 1% are busy.
+reads once at start-up). 1% of the tests fail, 1% are busy. The start
+times spread over each whole hour, so that results leave the exporter's
+period between two scrapes from the first scrape on, as in production
+(a gap at the period's old edge once hid what that costs).
 
 usage: gen_results.py DB [HISTORY_HOURS [GROUP_SIZE]]
 """
@@ -48,7 +51,7 @@ def main():
         for (h, d, p) in ports:
             for profile in ("bw", "lat"):
                 peer = ports[rnd.randrange(len(ports))]
-                started = now - hour * 3600 - rnd.uniform(60, 3500)
+                started = now - hour * 3600 - rnd.uniform(0, 3600)
                 fail = rnd.random() < 0.01
                 bw = rnd.gauss(4.7e10, 1e9)
                 lat = rnd.gauss(1.9e-6, 1e-7)
