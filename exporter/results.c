@@ -480,7 +480,8 @@ static int res_sort_names(const char **list, size_t n, uint32_t **map)
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_name, list);
-	memcpy(copy, list, n * sizeof(*copy));
+	if (n) /* @list is NULL when no row named one */
+		memcpy(copy, list, n * sizeof(*copy));
 	for (uint32_t i = 0; i < n; i++) {
 		list[i] = copy[order[i]];
 		(*map)[order[i]] = i;
