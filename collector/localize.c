@@ -628,26 +628,6 @@ static int lc_shared_fault(const struct lctx *c, uint32_t i, uint32_t p)
 	return 0;
 }
 
-/*
- * Held (localize.h): a link test @i crossed that waits only because host
- * port @p is an end of all its bad tests, while it explains them better
- * than @p does (@p's good tests elsewhere exonerate it).
- */
-static int lc_waits_on(const struct lctx *c, uint32_t i, uint32_t p)
-{
-	for (size_t j = 0; j < c->t[i].n_elems; j++) {
-		uint32_t y = c->t[i].elems[j];
-		unsigned n;
-
-		if (c->e[y].kind == LOC_LINK &&
-		    c->e[y].st.why == LOC_WHY_ONE_PORT && counts(c, i, y) &&
-		    c->e[y].st.gain > c->e[p].st.gain + 1e-9 &&
-		    !lc_one_port_of(c, y, 0, p, -INFINITY, &n) && !n)
-			return 1;
-	}
-	return 0;
-}
-
 /* Which ends each bad test no named pick explains is held from. */
 static int lc_hold(struct lctx *c)
 {
@@ -658,8 +638,7 @@ static int lc_hold(struct lctx *c)
 		for (int a = 0; a < 2; a++)
 			if (c->t[i].bad && lc_named(c, i) == LOC_NONE &&
 			    c->t[i].ends[a] != LOC_NONE &&
-			    (lc_shared_fault(c, i, c->t[i].ends[a]) ||
-			     lc_waits_on(c, i, c->t[i].ends[a])))
+			    lc_shared_fault(c, i, c->t[i].ends[a]))
 				c->r->held[i] |= (unsigned char)(1u << a);
 	return 0;
 }

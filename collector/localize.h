@@ -45,11 +45,7 @@
  * tests meet there, and the fabric is as likely at fault as the end. A
  * faulty port's own bad tests are not held (the links they cross are bad
  * with it, or with it and one other faulty port); a failing spine's are,
- * for every host that crossed it, until it is named. They are also held
- * from a port that is an end of all the bad tests of a link they crossed
- * when that link explains them better than the port does (the port's good
- * tests elsewhere exonerate it): the link waits for a bad test of another
- * port, and the port is not named in the meantime.
+ * for every host that crossed it, until it is named.
  *
  * Confidence: how much more likely the pick is than its rivals (the other
  * elements its bad tests crossed, scored on those tests alone), as a
