@@ -20,7 +20,7 @@
 #  - the clang build and its suites, in the background;
 #  - the gcc build's other suites, then its unit tests under valgrind,
 #    then the suite localize alone (a simulated subnet and fleet on 10 s
-#    periods, about 5.5 minutes, while the lab's last tests run).
+#    periods, about 9.5 minutes, while the lab's last tests run).
 # The last two run under nice (REST_NICE, 5) so the VMs' emulated CPUs
 # come first: they fill the CPU the lab leaves idle. The background
 # streams' output is kept in build-ci/lab-stream.log and
