@@ -628,6 +628,58 @@ static int lc_shared_fault(const struct lctx *c, uint32_t i, uint32_t p)
 	return 0;
 }
 
+/* Does test @i cross element @x? */
+static int lc_crosses(const struct lctx *c, uint32_t i, uint32_t x)
+{
+	for (size_t j = 0; j < c->t[i].n_elems; j++)
+		if (c->t[i].elems[j] == x)
+			return 1;
+	return 0;
+}
+
+/*
+ * Host port @p's tests that did not cross link @x, since @x's tests
+ * turned bad (lc_onset): were they all good, and at least one?
+ */
+static int lc_fine_elsewhere(const struct lctx *c, uint32_t p, uint32_t x)
+{
+	double since = lc_onset(c, x);
+	unsigned good = 0;
+
+	for (size_t k = c->off[p + 1]; k-- > c->off[p];) {
+		uint32_t i = c->list[k];
+
+		if (c->t[i].started < since)
+			break;
+		if (lc_crosses(c, i, x))
+			continue;
+		if (c->t[i].bad)
+			return 0;
+		good++;
+	}
+	return good > 0;
+}
+
+/*
+ * Held (localize.h): a link test @i crossed waits only because host port
+ * @p is an end of all its bad tests, while @p's tests elsewhere since the
+ * link turned bad were all good: the link explains them, not @p.
+ */
+static int lc_waits_on(const struct lctx *c, uint32_t i, uint32_t p)
+{
+	for (size_t j = 0; j < c->t[i].n_elems; j++) {
+		uint32_t y = c->t[i].elems[j];
+		unsigned n;
+
+		if (c->e[y].kind == LOC_LINK &&
+		    c->e[y].st.why == LOC_WHY_ONE_PORT && counts(c, i, y) &&
+		    !lc_one_port_of(c, y, 0, p, -INFINITY, &n) && !n &&
+		    lc_fine_elsewhere(c, p, y))
+			return 1;
+	}
+	return 0;
+}
+
 /* Which ends each bad test no named pick explains is held from. */
 static int lc_hold(struct lctx *c)
 {
@@ -638,7 +690,8 @@ static int lc_hold(struct lctx *c)
 		for (int a = 0; a < 2; a++)
 			if (c->t[i].bad && lc_named(c, i) == LOC_NONE &&
 			    c->t[i].ends[a] != LOC_NONE &&
-			    lc_shared_fault(c, i, c->t[i].ends[a]))
+			    (lc_shared_fault(c, i, c->t[i].ends[a]) ||
+			     lc_waits_on(c, i, c->t[i].ends[a])))
 				c->r->held[i] |= (unsigned char)(1u << a);
 	return 0;
 }

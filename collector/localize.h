@@ -45,7 +45,13 @@
  * tests meet there, and the fabric is as likely at fault as the end. A
  * faulty port's own bad tests are not held (the links they cross are bad
  * with it, or with it and one other faulty port); a failing spine's are,
- * for every host that crossed it, until it is named.
+ * for every host that crossed it, until it is named. They are also held
+ * from a port that is an end of all the bad tests of a link they crossed
+ * when that port's tests that did not cross the link, since the link's
+ * tests turned bad (as a switch's: not a noise outlier before), were all
+ * good, at least one: the link waits for a bad test of another port, and
+ * the port is not named meanwhile. A port that is at fault has bad tests
+ * elsewhere too, and is named from all of them.
  *
  * Confidence: how much more likely the pick is than its rivals (the other
  * elements its bad tests crossed, scored on those tests alone), as a

@@ -8,7 +8,9 @@
  * not for the first bad tests of one of its cables, two bad uplinks whose
  * tests meet at a downlink are named and the downlink is not, a flapping
  * link is named, noise names
- * nothing, a link whose bad tests all share one host port waits for more,
+ * nothing, a link whose bad tests all share one host port waits for more
+ * and holds that port's bad tests while its tests elsewhere are good (not
+ * those of a port that failed after a noise outlier through the link),
  * a bad test asks for confirmation tests through its links until good
  * tests of other ports follow, two links no test tells apart share the
  * confidence, a link whose counters corroborate it needs one bad test
@@ -526,6 +528,11 @@ static void test_one_port(void **state)
 	assert_int_equal(named(w, got), 0);
 	assert_int_equal(w->e[UP(0, 0)].st.why, LOC_WHY_ONE_PORT);
 	assert_true(w->e[UP(0, 0)].st.confirm);
+	/* and host 0's bad tests are held from it meanwhile (its tests
+	 * elsewhere since the link turned bad were good): its port is not
+	 * named before the link */
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(w->r.held[i], 1);
 	localize_result_free(&w->r);
 	/* one from another host of leaf 0 through it, bad too: named */
 	add(w, 1, 12, 4, 1);
@@ -533,6 +540,43 @@ static void test_one_port(void **state)
 	assert_int_equal(named(w, got), 1);
 	assert_int_equal(got[0], UP(0, 0));
 	assert_false(w->e[UP(0, 0)].st.confirm);
+	localize_result_free(&w->r);
+	free(w);
+}
+
+/*
+ * A port that fails after a noise outlier through a link: its good tests
+ * elsewhere before the fault do not hold its bad tests for the link (its
+ * tests elsewhere since the link turned bad were bad too), though they
+ * lower its gain below the link's.
+ */
+static void test_port_after_outlier(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	uint32_t got[16];
+	int dst[] = {5, 7, 9, 11, 13};
+
+	(void)state;
+	world_init(w);
+	add(w, 0, 4, 1, 1);	    /* the outlier, through UP(0, 0) */
+	for (int k = 0; k < 5; k++) /* fine through spine 1 */
+		add(w, 0, dst[k], 2 + k, 0);
+	/* the fault: through UP(0, 0), then elsewhere */
+	add(w, 0, 6, 10, 1);
+	add(w, 0, 10, 11, 1);
+	add(w, 0, 15, 12, 1);
+	add(w, 0, 14, 13, 1);
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(named(w, got), 0);
+	assert_true(w->e[UP(0, 0)].st.gain > w->e[PORT(0)].st.gain);
+	assert_int_equal(w->e[UP(0, 0)].st.why, LOC_WHY_ONE_PORT);
+	for (size_t i = 0; i < w->nt; i++)
+		assert_int_equal(w->r.held[i], 0);
+	localize_result_free(&w->r);
+	/* before its test elsewhere went bad, they were held */
+	w->nt -= 2;
+	assert_int_equal(localize_run(&O, w->e, NELEM, w->t, w->nt, &w->r), 0);
+	assert_int_equal(w->r.held[w->nt - 1], 1);
 	localize_result_free(&w->r);
 	free(w);
 }
@@ -768,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_repaired),
 		cmocka_unit_test(test_noise),
 		cmocka_unit_test(test_one_port),
+		cmocka_unit_test(test_port_after_outlier),
 		cmocka_unit_test(test_confirm),
 		cmocka_unit_test(test_ambiguous),
 		cmocka_unit_test(test_from),
