@@ -105,10 +105,25 @@ static void bc_scope_empty(struct bc_scope *s)
 	s->fam = NULL;
 	s->n_fam = s->cap_fam = s->cur_fam = 0;
 	hmap_free(&s->hosts);
+	if (s->aux.data)
+		s->aux.free(s->aux.data);
+	bc_aux_bytes(s, 0);
+	s->aux.data = NULL;
 	pthread_mutex_lock(&s->c->lock);
 	s->c->st.segments -= n;
 	pthread_mutex_unlock(&s->c->lock);
 	bc_publish(s);
+}
+
+struct bc_aux *bc_scope_aux(struct bc_scope *s)
+{
+	return &s->aux;
+}
+
+void bc_aux_bytes(struct bc_scope *s, uint64_t bytes)
+{
+	bc_account(s, (int64_t)bytes - (int64_t)s->aux.bytes);
+	s->aux.bytes = bytes;
 }
 
 static void bc_scope_free(struct bc_scope *s)

@@ -81,6 +81,22 @@ void bc_scope_unlock(struct bc_scope *s);
 void bc_epoch(struct bc_scope *s, uint64_t id, int64_t seq);
 
 /*
+ * bc_scope_aux() - what the scope's owner keeps beside its segments
+ * between renders (the scrape: the period's test results, results.h),
+ * under the scope's lock: @free(@data) is called when the scope is emptied
+ * (another database, a failed render, the memory bound) or freed.
+ * bc_aux_bytes() says how many bytes it holds, counted in max_bytes.
+ */
+struct bc_aux {
+	void *data;
+	void (*free)(void *data);
+	uint64_t bytes; /* counted */
+};
+
+struct bc_aux *bc_scope_aux(struct bc_scope *s);
+void bc_aux_bytes(struct bc_scope *s, uint64_t bytes);
+
+/*
  * bc_host_held() - 1 when @s holds every segment of host @id's devices,
  * ports and counters as made from @fp (not 0): its rows need not be read.
  */

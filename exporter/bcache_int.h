@@ -69,6 +69,7 @@ struct bc_scope {
 	struct buf scratch;    /* samples being rendered */
 	uint64_t version;      /* for segments rendered every time */
 	struct hmap hosts;     /* hosts held: struct bc_held by id */
+	struct bc_aux aux;     /* bc_scope_aux() */
 	uint64_t bytes;	       /* what this scope keeps */
 	int64_t bytes_pending; /* rendered, not yet in bytes */
 	uint64_t reused, rendered;

@@ -177,7 +177,7 @@ int dbread_pages(sqlite3 *db, const struct dbread_pages *q, dbread_row_fn fn,
 {
 	size_t chunk = q->chunk ? q->chunk : 1, n = chunk;
 	double after = q->after;
-	sqlite3_int64 after_id = -1;
+	sqlite3_int64 after_id = q->after_id;
 	sqlite3_stmt *s;
 	int rc, ret = 0;
 
@@ -185,14 +185,16 @@ int dbread_pages(sqlite3 *db, const struct dbread_pages *q, dbread_row_fn fn,
 	if (rc != SQLITE_OK)
 		return dbread_err(db, rc, q->what, err, errlen);
 	while (!ret && n == chunk) {
-		sql_name_real(s, ":after_time", after);
+		if (q->time_col >= 0)
+			sql_name_real(s, ":after_time", after);
 		sql_name_int(s, ":after_id", after_id);
 		sql_name_int(s, ":limit", (sqlite3_int64)chunk);
-		if (q->arg4)
-			sql_name_real(s, q->arg4->name, q->arg4->real);
+		for (size_t i = 0; i < q->n_args; i++)
+			sql_name_real(s, q->args[i].name, q->args[i].real);
 		for (n = 0; !ret && (rc = sqlite3_step(s)) == SQLITE_ROW; n++) {
 			after_id = sqlite3_column_int64(s, 0);
-			after = sqlite3_column_double(s, q->time_col);
+			if (q->time_col >= 0)
+				after = sqlite3_column_double(s, q->time_col);
 			ret = fn(ctx, s);
 		}
 		if (!ret && rc != SQLITE_DONE)

@@ -81,15 +81,18 @@ int dbread_each(sqlite3 *db, const char *sql, const char *what,
 /*
  * A keyset walk in pages (dbread_pages()): @sql takes :after_time and
  * :after_id, the (time, id) key of the last row seen, and :limit the page
- * size, and orders by that key; @arg4 is bound when set. Column 0 of a row is
- * its id, column @time_col its time.
+ * size, and orders by that key; or, with @time_col -1, :after_id and
+ * :limit only, ordered by id. @args[0..n_args) are bound as well. Column 0
+ * of a row is its id, column @time_col its time.
  */
 struct dbread_pages {
 	const char *sql, *what;
-	double after; /* the walk starts after (@after, -1) */
-	int time_col;
-	size_t chunk; /* rows a page; 0 is 1 */
-	const struct dbread_arg *arg4;
+	double after;	  /* the walk starts after (@after, @after_id) */
+	int64_t after_id; /* -1: every row at @after */
+	int time_col;	  /* -1: by id only */
+	size_t chunk;	  /* rows a page; 0 is 1 */
+	const struct dbread_arg *args;
+	size_t n_args;
 };
 
 /*

@@ -177,6 +177,7 @@ static int read_recent(sqlite3 *db, struct regress *r, char *err, size_t errlen)
 		.sql = sql,
 		.what = "link_state",
 		.after = r->o.now - r->o.period,
+		.after_id = -1,
 		.time_col = 12,
 		.chunk = r->o.chunk_rows,
 	};

@@ -74,7 +74,7 @@ static int res_eq(const void *ent, const void *key)
 }
 
 /* The index of (@kind, @key), or RES_NONE. */
-static uint32_t res_lookup(const struct results *r, char kind, const char *key)
+uint32_t res_lookup(const struct results *r, char kind, const char *key)
 {
 	struct res_look l = {kind, key};
 	const struct res_slot *e =
@@ -191,6 +191,25 @@ static uint32_t res_port_find(struct results *r, const char *host,
 	return res_lookup(r, 'p', key);
 }
 
+/* The index of label list @label of @kind (below) in @list, added on
+ * first sight; RES_NONE on ENOMEM. */
+uint32_t res_intern_label(struct results *r, char kind, const char *label,
+			  const char ***list, size_t *n, size_t *cap)
+{
+	uint32_t i = res_lookup(r, kind, label);
+	const char *str;
+
+	if (i != RES_NONE)
+		return i;
+	if (vec_grow(list, cap, *n, sizeof(**list)) ||
+	    !(str = res_strdup(r, label, strlen(label))))
+		return RES_NONE;
+	(*list)[*n] = str;
+	if (res_claim(r, kind, str, *n))
+		return RES_NONE;
+	return (uint32_t)(*n)++;
+}
+
 /*
  * The index of name @value of @kind in the string list @list: 'f' a
  * profile (profile="x"), 'o' an outcome (outcome="x", with wc_status="y"
@@ -200,8 +219,6 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 			   const char *extra, const char ***list, size_t *n,
 			   size_t *cap)
 {
-	const char *str;
-	uint32_t i;
 	int ret = 0;
 
 	buf_reset(&r->scratch);
@@ -215,15 +232,7 @@ static uint32_t res_intern(struct results *r, char kind, const char *value,
 		ret = expo_label(&r->scratch, "wc_status", extra);
 	if (ret)
 		return RES_NONE;
-	i = res_lookup(r, kind, r->scratch.data);
-	if (i != RES_NONE)
-		return i;
-	if (vec_grow(list, cap, *n, sizeof(**list)) || !(str = res_labels(r)))
-		return RES_NONE;
-	(*list)[*n] = str;
-	if (res_claim(r, kind, str, *n))
-		return RES_NONE;
-	return (uint32_t)(*n)++;
+	return res_intern_label(r, kind, r->scratch.data, list, n, cap);
 }
 
 static int host_row(void *ctx, sqlite3_stmt *s)
@@ -388,15 +397,20 @@ static uint64_t row_fp(const struct res_row *w, const char *profile,
  * peer_device, peer_port, profile, outcome, wc_status, busy, figures...
  * A local port that is not registered: the row is left out; a peer port
  * that is not: the row counts at its local port only. */
-static int result_row(void *ctx, sqlite3_stmt *s)
+int res_result_row(void *ctx, sqlite3_stmt *s)
 {
 	struct results *r = ctx;
 	const char *outcome = dbread_text(s, 9);
 	struct res_row *w;
 
+	r->rows_seen++;
+	if (sqlite3_column_int64(s, 0) > r->id_max)
+		return 0; /* added since the read began (results_keep.c) */
 	if (vec_grow(&r->rows, &r->cap_rows, r->n_rows, sizeof(*w)))
 		return -ENOMEM;
 	w = &r->rows[r->n_rows];
+	w->id = sqlite3_column_int64(s, 0);
+	w->at = sqlite3_column_double(s, 1);
 	w->a = res_port_find(r, dbread_text(s, 2), dbread_text(s, 3),
 			     sqlite3_column_int64(s, 4));
 	w->b = res_port_find(r, dbread_text(s, 5), dbread_text(s, 6),
@@ -426,14 +440,11 @@ static int result_row(void *ctx, sqlite3_stmt *s)
  * its own read transaction), in (started, id) order through the
  * result_started index, resuming after the last row read.
  */
-static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
+int res_read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 {
 	/* clang-format off */
 	static const char sql[] =
-		"SELECT id, started, host, local_device, local_port, peer_host, "
-		"peer_device, peer_port, profile, outcome, wc_status, "
-		"busy" TESTAPI_FIG_SQL_COLUMNS
-		" FROM result"
+		RESULT_COLUMNS
 		" WHERE (started, id) > (:after_time, :after_id)"
 		" AND started <= :ahead"
 		" ORDER BY started, id"
@@ -445,12 +456,14 @@ static int read_period(sqlite3 *db, struct results *r, char *err, size_t errlen)
 		.sql = sql,
 		.what = "result",
 		.after = r->o.now - r->o.period,
+		.after_id = -1,
 		.time_col = 1,
 		.chunk = r->o.chunk_rows,
-		.arg4 = &ahead,
+		.args = &ahead,
+		.n_args = 1,
 	};
 
-	return dbread_pages(db, &q, result_row, r, err, errlen);
+	return dbread_pages(db, &q, res_result_row, r, err, errlen);
 }
 
 static int cmp_name(const void *a, const void *b, void *arg)
@@ -530,6 +543,7 @@ int results_read(sqlite3 *db, const struct results_opts *o,
 	if (!r)
 		return -ENOMEM;
 	r->o = *o;
+	r->id_max = INT64_MAX;
 	if (!r->o.shards)
 		r->o.shards = 1;
 	buf_init(&r->scratch, 0);
@@ -538,11 +552,16 @@ int results_read(sqlite3 *db, const struct results_opts *o,
 	if (r->enabled)
 		ret = read_registry(db, r, err, errlen);
 	if (r->enabled && !ret)
-		ret = read_period(db, r, err, errlen);
+		ret = o->keep ? res_read_kept(db, r, o->keep, err, errlen)
+			      : res_read_period(db, r, err, errlen);
 	if (r->enabled && !ret)
 		ret = res_canonical(r);
+	if (o->keep && r->enabled && !ret)
+		ret = res_keep_names(o->keep, r);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading test results");
+	if (o->keep && (ret || !r->enabled))
+		res_keep_drop(o->keep);
 	if (ret) {
 		results_free(r);
 		return ret;
@@ -576,7 +595,8 @@ void results_free(struct results *r)
 	buf_free(&r->scratch);
 	free(r->hosts);
 	free(r->ports);
-	free(r->rows);
+	if (!r->rows_kept)
+		free(r->rows);
 	free(r->profiles);
 	free(r->outcomes);
 	free(r->groups);

@@ -30,6 +30,31 @@
 
 struct sqlite3;
 
+/*
+ * The period's results kept between scrapes (one per block cache scope:
+ * bcache.h, bc_scope_aux()): results_read() then reads only the rows
+ * added since the last read (by id) and those that came within max_ahead,
+ * drops those that left the period, and reads the whole period again only
+ * when the collector's result_change (schema/011_result_changes.sql) says
+ * a row it may hold went or changed, when a port registered, or when the
+ * window went back. The struct results it makes borrows the kept rows:
+ * free it before the next read with the same keep. Not thread-safe: one
+ * read at a time (the scope's lock).
+ */
+struct res_keep;
+
+struct res_keep_stats {
+	uint64_t full_reads;  /* the whole period read */
+	uint64_t incremental; /* only the new rows read */
+	uint64_t rows_read;   /* result rows read from the database */
+};
+
+int res_keep_new(struct res_keep **out);
+void res_keep_free(struct res_keep *k);
+/* Bytes @k holds (its rows, names and index). */
+size_t res_keep_bytes(const struct res_keep *k);
+void res_keep_stats(const struct res_keep *k, struct res_keep_stats *st);
+
 struct results_opts {
 	double now;	    /* seconds since the epoch */
 	double period;	    /* the aggregates' window, seconds */
@@ -39,6 +64,7 @@ struct results_opts {
 	double max_ahead;	 /* later "started" is not read; seconds */
 	const char *group_label; /* operator label that names a group */
 	size_t chunk_rows;	 /* result rows per read transaction */
+	struct res_keep *keep;	 /* NULL: read the whole period */
 };
 
 struct results;

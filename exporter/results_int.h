@@ -50,6 +50,8 @@ struct res_row {
 	double fig[TESTAPI_FIG_COUNT]; /* NaN: unknown */
 	uint64_t fp; /* of what a family shows of it: profile, outcome,
 		      * busy, started, figures */
+	int64_t id;  /* result.id */
+	double at;   /* result.started as stored (started is rounded) */
 };
 
 /* An entry of the name → index table over several kinds of names. */
@@ -66,8 +68,11 @@ struct results {
 	size_t n_hosts, cap_hosts;
 	struct res_port *ports;
 	size_t n_ports, cap_ports;
-	struct res_row *rows;
+	struct res_row *rows; /* by (at, id) */
 	size_t n_rows, cap_rows;
+	int rows_kept;	       /* rows belong to o.keep (results.h) */
+	size_t rows_seen;      /* result rows read from the database */
+	int64_t id_max;	       /* rows with a larger id are left out */
 	const char **profiles; /* profile="..." */
 	size_t n_profiles, cap_profiles;
 	const char **outcomes; /* outcome="..."[,wc_status="..."] */
@@ -80,6 +85,36 @@ struct results {
 	struct res_arena *arena;
 	struct buf scratch;
 };
+
+/* ---- shared by results.c and results_keep.c ---- */
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+/* The columns res_result_row() reads, FROM result. */
+#define RESULT_COLUMNS                                                         \
+	"SELECT id, started, host, local_device, local_port, peer_host, "      \
+	"peer_device, peer_port, profile, outcome, wc_status, "                \
+	"busy" TESTAPI_FIG_SQL_COLUMNS " FROM result"
+
+/* The index of (@kind, @key), or RES_NONE. */
+uint32_t res_lookup(const struct results *r, char kind, const char *key);
+/* The index of label list @label of @kind ('f' a profile, 'o' an outcome)
+ * in @list, added on first sight; RES_NONE on ENOMEM. */
+uint32_t res_intern_label(struct results *r, char kind, const char *label,
+			  const char ***list, size_t *n, size_t *cap);
+/* One row of RESULT_COLUMNS into r->rows (dbread_row_fn). */
+int res_result_row(void *ctx, struct sqlite3_stmt *s);
+/* The whole period's rows into r->rows. 0, -ENOMEM or -EIO. */
+int res_read_period(struct sqlite3 *db, struct results *r, char *err,
+		    size_t errlen);
+/* The period's rows through @k (results_keep.c); @r borrows them. */
+int res_read_kept(struct sqlite3 *db, struct results *r, struct res_keep *k,
+		  char *err, size_t errlen);
+/* Keep @r's names for the next read (after res_canonical()). */
+int res_keep_names(struct res_keep *k, const struct results *r);
+/* Forget the kept rows: the next read reads the whole period. */
+void res_keep_drop(struct res_keep *k);
 
 /* ---- shared by results_render.c and results_pairs.c ---- */
 

@@ -146,6 +146,24 @@ static int scrape_epoch(sqlite3 *db, const char *path,
 	return ret;
 }
 
+static void scrape_keep_free(void *k)
+{
+	res_keep_free(k);
+}
+
+/* The test results @sc keeps between scrapes (results.h); NULL: none. */
+static struct res_keep *scrape_keep(struct bc_scope *sc)
+{
+	struct bc_aux *aux = sc ? bc_scope_aux(sc) : NULL;
+	struct res_keep *k;
+
+	if (aux && !aux->data && !res_keep_new(&k)) {
+		aux->data = k;
+		aux->free = scrape_keep_free;
+	}
+	return aux ? aux->data : NULL;
+}
+
 static int scrape_snapshot(const struct exporter_settings *cfg,
 			   struct scrape_stats *st, const struct scrape_req *rq,
 			   struct bc_scope *sc, struct snapshot **sn, char *err,
@@ -176,8 +194,11 @@ static int scrape_snapshot(const struct exporter_settings *cfg,
 	}
 	if (!ret && sc)
 		ret = scrape_epoch(db, cfg->db, &sh, sc, err, errlen);
+	o.keep = scrape_keep(sc); /* after the epoch, which may empty sc */
 	if (!ret)
 		ret = snapshot_read(db, &o, sn, err, errlen);
+	if (sc)
+		bc_aux_bytes(sc, res_keep_bytes(o.keep));
 	if (!ret && (ret = scrape_totals(st, db, &o, *sn, err, errlen))) {
 		snapshot_free(*sn);
 		*sn = NULL;
@@ -294,14 +315,15 @@ int scrape_build_limited(const struct exporter_settings *cfg,
 	}
 	scrape_self(cfg, st, &self);
 	out->max = max;
-	if (sc) {
+	if (sc) { /* the snapshot borrows what sc keeps: free it first */
 		ret = scrape_cached(rq, sn, &self, sc, out, &tl);
+		snapshot_free(sn);
 		bc_finish(sc);
 		bc_scope_unlock(sc);
 	} else {
 		ret = scrape_plain(cfg, rq, sn, &self, out, &tl);
+		snapshot_free(sn);
 	}
-	snapshot_free(sn);
 	if (text_len)
 		*text_len = tl;
 	if (ret == -E2BIG && max < (size_t)cfg->max_body_bytes)

@@ -423,6 +423,7 @@ static int read_results(sqlite3 *db, struct snapshot *sn,
 		.max_ahead = o->results_max_ahead,
 		.group_label = o->group_label,
 		.chunk_rows = o->chunk_rows,
+		.keep = o->keep,
 	};
 
 	return results_read(db, &ro, &sn->results, err, errlen);

@@ -48,6 +48,7 @@ struct snap_opts {
 	 */
 	int (*held)(void *ctx, int64_t id, uint64_t fp);
 	void *held_ctx;
+	struct res_keep *keep; /* the test results kept (results.h); NULL */
 };
 
 /*

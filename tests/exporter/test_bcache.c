@@ -32,6 +32,8 @@
 #include <zlib.h>
 
 #include "bcache.h"
+#include "dbsettings.h"
+#include "results.h"
 #include "scrape.h"
 #include "exporter_settings.h"
 
@@ -502,6 +504,129 @@ static void test_rewound_markers(void **state)
 	same(f, 0, 1);
 }
 
+/* The unsharded scope's kept results' counters (results.h). */
+static struct res_keep_stats keep_stats(struct fixture *f)
+{
+	struct res_keep_stats st;
+	struct bc_scope *sc;
+
+	assert_int_equal(bc_scope_lock(f->cached.cache, 0, 1, f->now, &sc), 0);
+	res_keep_stats(bc_scope_aux(sc)->data, &st);
+	bc_scope_unlock(sc);
+	return st;
+}
+
+/* A result of node-@a port 1 to node-002 that started at @t. */
+static void add_result_of(struct fixture *f, int a, double t)
+{
+	sql(f,
+	    "INSERT INTO result (result_id, host, profile, test, started, "
+	    "local_device, local_port, peer_host, peer_device, peer_port, "
+	    "outcome, busy, received, bw_avg_bytes_per_second) VALUES "
+	    "('r%d', 'node-%03d', 'bw', 'x', %f, 'mlx5_0', 1, 'node-002', "
+	    "'mlx5_0', 1, 'ok', 0, %f, 4.5e10)",
+	    f->next_result++, a, t, f->now);
+}
+
+/*
+ * The results kept between scrapes: each step changes the result table as
+ * the collector may, and the bodies must stay those of a whole render. A
+ * step that only adds rows, moves time, deletes rows from long before the
+ * period or unregisters a port reads only the new rows.
+ */
+static void test_keeps_results(void **state)
+{
+	struct fixture *f = *state;
+	double ahead = DBSET_DEFAULT_RESULTS_MAX_AHEAD;
+	struct res_keep_stats a, b;
+
+	same(f, 0, 1);
+	same(f, 1, 3);
+	a = keep_stats(f);
+	assert_int_equal(a.full_reads, 1);
+	assert_int_equal(a.incremental, 3);
+	/* new rows, many of them older than the newest kept, and one too
+	 * far ahead to serve yet */
+	f->now += 15;
+	sql(f, "BEGIN");
+	add_results(f, 20);
+	add_result_of(f, 3, f->now + ahead + 10);
+	sql(f, "COMMIT");
+	same(f, 0, 1);
+	b = keep_stats(f);
+	assert_true(b.rows_read - a.rows_read <= 4 * 21);
+	/* time moves: the one ahead comes within max_ahead, old ones go */
+	f->now += 30;
+	same(f, 0, 1);
+	same(f, 1, 3);
+	/* rows deleted long before the period (the retention) */
+	sql(f, "BEGIN");
+	add_result_of(f, 5, f->now - 90000);
+	add_result_of(f, 5, f->now - 20);
+	sql(f, "COMMIT");
+	same(f, 0, 1);
+	sql(f, "DELETE FROM result WHERE started < %f", f->now - 80000);
+	add_result_of(f, 6, f->now - 10);
+	same(f, 0, 1);
+	/* a port no longer registered: its rows go from the kept ones */
+	sql(f, "DELETE FROM probe_port WHERE probe_id = 5 AND port = 1");
+	same(f, 0, 1);
+	/* the period slides past most rows */
+	f->now += 3000;
+	same(f, 0, 1);
+	b = keep_stats(f);
+	assert_int_equal(b.full_reads, a.full_reads);
+	assert_true(b.incremental >= a.incremental + 20);
+}
+
+/* One step of test_keeps_read_again(): the bodies, and a whole read. */
+static void read_again(struct fixture *f)
+{
+	struct res_keep_stats a = keep_stats(f), b;
+
+	same(f, 0, 1);
+	b = keep_stats(f);
+	assert_int_equal(b.full_reads, a.full_reads + 1);
+}
+
+/*
+ * What makes the kept results be read again: a row the keep may hold
+ * deleted or changed, an id it knew handed out again, a port registered
+ * whose results came before it.
+ */
+static void test_keeps_read_again(void **state)
+{
+	struct fixture *f = *state;
+
+	same(f, 0, 1);
+	/* the newest row, from long before the period, deleted and its id
+	 * handed out again */
+	add_result_of(f, 5, f->now - 90000);
+	same(f, 0, 1);
+	sql(f, "DELETE FROM result WHERE id = (SELECT max(id) FROM result)");
+	add_result_of(f, 6, f->now - 5);
+	read_again(f);
+	/* results of a host that registers after them */
+	sql(f, "BEGIN");
+	add_result_of(f, 90, f->now - 100);
+	add_result_of(f, 90, f->now - 40);
+	sql(f, "COMMIT");
+	same(f, 0, 1);
+	sql(f, "BEGIN");
+	add_host(f, 90);
+	sql(f, "COMMIT");
+	read_again(f);
+	/* a kept row deleted (a retired host's), then one changed */
+	sql(f,
+	    "DELETE FROM result WHERE id = (SELECT min(id) FROM result "
+	    "WHERE started > %f)",
+	    f->now - 1000);
+	read_again(f);
+	sql(f, "UPDATE result SET outcome = 'verbs_error' WHERE id = (SELECT "
+	       "max(id) FROM result WHERE outcome = 'ok')");
+	read_again(f);
+}
+
 /* cache_max_bytes too small: the scope keeps nothing, output the same. */
 static void test_over_the_bound(void **state)
 {
@@ -532,6 +657,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rewound_markers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_over_the_bound, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keeps_results, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keeps_read_again, setup,
 						teardown),
 	};
 
