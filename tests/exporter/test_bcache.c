@@ -448,16 +448,20 @@ static void test_reuses(void **state)
 	assert_true(b.bytes > 0 && b.bytes <= b.max_bytes);
 }
 
-/* A result of @profile from node-001 to node-002 that started at @t. */
-static void add_result_at(struct fixture *f, const char *profile, double t)
+/* A result of @profile ("lat" or "bw") from node-@a port 1 to node-002
+ * that started at @t. */
+static void add_result_at(struct fixture *f, int a, const char *profile,
+			  double t)
 {
+	int lat = !strcmp(profile, "lat");
+
 	sql(f,
 	    "INSERT INTO result (result_id, host, profile, test, started, "
 	    "local_device, local_port, peer_host, peer_device, peer_port, "
-	    "outcome, busy, received, lat_median_seconds) VALUES ('r%d', "
-	    "'node-001', '%s', 'x', %f, 'mlx5_0', 1, 'node-002', 'mlx5_0', "
-	    "1, 'ok', 0, %f, 2e-6)",
-	    f->next_result++, profile, t, f->now);
+	    "outcome, busy, received, %s) VALUES ('r%d', 'node-%03d', '%s', "
+	    "'x', %f, 'mlx5_0', 1, 'node-002', 'mlx5_0', 1, 'ok', 0, %f, %s)",
+	    lat ? "lat_median_seconds" : "bw_avg_bytes_per_second",
+	    f->next_result++, a, profile, t, f->now, lat ? "2e-6" : "4.5e10");
 }
 
 /*
@@ -474,8 +478,8 @@ static void test_reuses_as_period_slides(void **state)
 
 	sql(f, "BEGIN");
 	sql(f, "DELETE FROM result WHERE started < %f", from + 20);
-	add_result_at(f, "lat", from + 5);
-	add_result_at(f, "bw", from + 10);
+	add_result_at(f, 1, "lat", from + 5);
+	add_result_at(f, 1, "bw", from + 10);
 	sql(f, "COMMIT");
 	same(f, 0, 1);
 	f->now += 7; /* the "lat" result leaves the period */
@@ -516,18 +520,6 @@ static struct res_keep_stats keep_stats(struct fixture *f)
 	return st;
 }
 
-/* A result of node-@a port 1 to node-002 that started at @t. */
-static void add_result_of(struct fixture *f, int a, double t)
-{
-	sql(f,
-	    "INSERT INTO result (result_id, host, profile, test, started, "
-	    "local_device, local_port, peer_host, peer_device, peer_port, "
-	    "outcome, busy, received, bw_avg_bytes_per_second) VALUES "
-	    "('r%d', 'node-%03d', 'bw', 'x', %f, 'mlx5_0', 1, 'node-002', "
-	    "'mlx5_0', 1, 'ok', 0, %f, 4.5e10)",
-	    f->next_result++, a, t, f->now);
-}
-
 /*
  * The results kept between scrapes: each step changes the result table as
  * the collector may, and the bodies must stay those of a whole render. A
@@ -550,7 +542,7 @@ static void test_keeps_results(void **state)
 	f->now += 15;
 	sql(f, "BEGIN");
 	add_results(f, 20);
-	add_result_of(f, 3, f->now + ahead + 10);
+	add_result_at(f, 3, "bw", f->now + ahead + 10);
 	sql(f, "COMMIT");
 	same(f, 0, 1);
 	b = keep_stats(f);
@@ -561,12 +553,12 @@ static void test_keeps_results(void **state)
 	same(f, 1, 3);
 	/* rows deleted long before the period (the retention) */
 	sql(f, "BEGIN");
-	add_result_of(f, 5, f->now - 90000);
-	add_result_of(f, 5, f->now - 20);
+	add_result_at(f, 5, "bw", f->now - 90000);
+	add_result_at(f, 5, "bw", f->now - 20);
 	sql(f, "COMMIT");
 	same(f, 0, 1);
 	sql(f, "DELETE FROM result WHERE started < %f", f->now - 80000);
-	add_result_of(f, 6, f->now - 10);
+	add_result_at(f, 6, "bw", f->now - 10);
 	same(f, 0, 1);
 	/* a port no longer registered: its rows go from the kept ones */
 	sql(f, "DELETE FROM probe_port WHERE probe_id = 5 AND port = 1");
@@ -601,15 +593,15 @@ static void test_keeps_read_again(void **state)
 	same(f, 0, 1);
 	/* the newest row, from long before the period, deleted and its id
 	 * handed out again */
-	add_result_of(f, 5, f->now - 90000);
+	add_result_at(f, 5, "bw", f->now - 90000);
 	same(f, 0, 1);
 	sql(f, "DELETE FROM result WHERE id = (SELECT max(id) FROM result)");
-	add_result_of(f, 6, f->now - 5);
+	add_result_at(f, 6, "bw", f->now - 5);
 	read_again(f);
 	/* results of a host that registers after them */
 	sql(f, "BEGIN");
-	add_result_of(f, 90, f->now - 100);
-	add_result_of(f, 90, f->now - 40);
+	add_result_at(f, 90, "bw", f->now - 100);
+	add_result_at(f, 90, "bw", f->now - 40);
 	sql(f, "COMMIT");
 	same(f, 0, 1);
 	sql(f, "BEGIN");
