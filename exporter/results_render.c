@@ -159,49 +159,103 @@ static int cmp_att(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* Worst and median of every figure over the rows of @at[0..n-1]. */
+/*
+ * Worst and median of every figure over the rows of @at[0..n-1], each row
+ * read once; @tmp has room for n values of each figure.
+ */
 static void agg_run(const struct results *r, const struct att *at, size_t n,
 		    double *tmp, struct agg *g)
 {
+	size_t k[TESTAPI_FIG_COUNT] = {0};
+
 	g->ent = at[0].ent;
 	g->profile = at[0].profile;
 	g->fp = FNV1A_BASIS;
-	for (size_t i = 0; i < n; i++)
-		g->fp = fnv1a_u64(g->fp, r->rows[at[i].row].fp);
+	for (size_t i = 0; i < n; i++) {
+		const struct res_row *w = &r->rows[at[i].row];
+
+		g->fp = fnv1a_u64(g->fp, w->fp);
+		for (int f = 0; f < TESTAPI_FIG_COUNT; f++)
+			if (!isnan(w->fig[f]))
+				tmp[f * n + k[f]++] = w->fig[f];
+	}
 	for (int f = 0; f < TESTAPI_FIG_COUNT; f++) {
-		int max = testapi_figs[f].larger_is_worse;
-		size_t k = 0;
+		double *v = tmp + f * n;
 
-		for (size_t i = 0; i < n; i++) {
-			double v = r->rows[at[i].row].fig[f];
-
-			if (!isnan(v))
-				tmp[k++] = v;
-		}
-		g->median[f] = results_round(results_median(tmp, k));
-		g->worst[f] = k ? tmp[max ? k - 1 : 0] : NAN;
+		g->median[f] = results_round(results_median(v, k[f]));
+		g->worst[f] = !k[f]				? NAN
+			      : testapi_figs[f].larger_is_worse ? v[k[f] - 1]
+								: v[0];
 	}
 }
 
-/* Sort @at and turn each (entity, profile) run into an agg. */
-static int aggs_make(const struct results *r, struct att *at, size_t n,
-		     struct aggs *out)
+/*
+ * Sort @at[0..n) by (entity, profile), rows in order within each: they
+ * come in row order, so a stable counting sort over the @keys (entity,
+ * profile) pairs does it in two passes when there are not many more keys
+ * than atts; qsort otherwise. 0 or -ENOMEM.
+ */
+static int att_sort(struct att **at, size_t n, size_t keys, size_t n_prof)
 {
-	double *tmp = malloc((n + 1) * sizeof(*tmp));
+	size_t *at_key;
+	struct att *out;
 
+	if (keys > 4 * n + 1024) {
+		qsort(*at, n, sizeof(**at), cmp_att);
+		return 0;
+	}
+	at_key = calloc(keys + 1, sizeof(*at_key));
+	out = malloc((n + 1) * sizeof(*out));
+	if (!at_key || !out) {
+		free(at_key);
+		free(out);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		at_key[(*at)[i].ent * n_prof + (*at)[i].profile + 1]++;
+	for (size_t x = 0; x < keys; x++)
+		at_key[x + 1] += at_key[x];
+	for (size_t i = 0; i < n; i++)
+		out[at_key[(*at)[i].ent * n_prof + (*at)[i].profile]++] =
+			(*at)[i];
+	free(at_key);
+	free(*at);
+	*at = out;
+	return 0;
+}
+
+/* Sort @at (att_sort()) and turn each (entity, profile) run into an agg. */
+static int aggs_make(const struct results *r, struct att **at, size_t n,
+		     size_t n_ent, struct aggs *out)
+{
+	size_t run = 1, prof = r->n_profiles ? r->n_profiles : 1;
+	double *tmp;
+	struct att *v;
+	int ret = att_sort(at, n, n_ent * prof, prof);
+
+	if (ret)
+		return ret;
+	v = *at;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].ent == v[i].ent &&
+				v[j].profile == v[i].profile;
+		     j++)
+			;
+		run = j - i > run ? j - i : run;
+	}
+	tmp = malloc(run * TESTAPI_FIG_COUNT * sizeof(*tmp));
 	out->v = malloc((n + 1) * sizeof(*out->v));
 	out->n = 0;
 	if (!tmp || !out->v) {
 		free(tmp);
 		return -ENOMEM;
 	}
-	qsort(at, n, sizeof(*at), cmp_att);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && at[j].ent == at[i].ent &&
-				at[j].profile == at[i].profile;
+		for (j = i + 1; j < n && v[j].ent == v[i].ent &&
+				v[j].profile == v[i].profile;
 		     j++)
 			;
-		agg_run(r, at + i, j - i, tmp, &out->v[out->n++]);
+		agg_run(r, v + i, j - i, tmp, &out->v[out->n++]);
 	}
 	free(tmp);
 	return 0;
@@ -266,7 +320,8 @@ static int aggs_collect(const struct results *r, int groups, struct aggs *out)
 				(struct att){ends[e], w->profile, (uint32_t)i};
 		}
 	}
-	ret = aggs_make(r, at, n, out);
+	ret = aggs_make(r, &at, n,
+			groups ? r->n_groups * r->n_groups : r->n_ports, out);
 	free(at);
 	return ret;
 }
