@@ -12,10 +12,8 @@
  * MHD's side after the sound bytes (MHD answers the requests before it,
  * then closes), relays what MHD sends, then writes its own answer and
  * closes. The guard closes a connection by shutting down MHD's end; the
- * front sees the end of the stream and closes the client's. MHD's answers
- * go to the client through a pipe by splice(2), without a copy in user
- * space (through a buffer when no pipe can be had). Buffers and the pipe
- * exist while data waits in them, so an idle connection costs three
+ * front sees the end of the stream and closes the client's. Buffers are
+ * allocated while data waits in them, so an idle connection costs three
  * descriptors and this struct.
  */
 #include "buf.h"
@@ -55,9 +53,6 @@ struct front_conn {
 	size_t in_len, in_ok;
 	char *out; /* from MHD, for the client: [out_off, out_len) */
 	size_t out_len, out_off;
-	int pipe[2];	 /* MHD -> the client by splice(2); -1: none */
-	size_t pipe_len; /* bytes in it */
-	size_t pipe_cap;
 	char *err; /* the refusal, written once MHD is done */
 	size_t err_len, err_off;
 	bool c_eof, p_eof, p_shut, refused;
@@ -65,7 +60,6 @@ struct front_conn {
 	bool mhd_had_it; /* MHD answered the refused request itself */
 	bool settle;	 /* after draining MHD's answers, leave its side */
 	bool dead;	 /* closed; freed after the events of this wake-up */
-	bool no_splice;	 /* splice(2) refused: relay through c->out */
 };
 
 struct front {
@@ -111,10 +105,6 @@ static void front_close(struct front *f, struct front_conn *c)
 	guard_leave(f->guard, c->hc); /* before pfd's number can be reused */
 	close(c->cfd);
 	close(c->pfd);
-	if (c->pipe[0] >= 0) {
-		close(c->pipe[0]);
-		close(c->pipe[1]);
-	}
 	c->dead = true;
 	c->next = f->dead;
 	f->dead = c;
@@ -289,71 +279,9 @@ static int front_to_mhd(struct front_conn *c, bool *progress)
 	return 0;
 }
 
-/*
- * MHD -> a pipe -> the client with splice(2): a body's bytes stay in the
- * kernel instead of being read into c->out and written out again (a
- * 250 MB /metrics body is two copies fewer). The pipe exists while bytes
- * wait in it, so an idle connection keeps its three descriptors. 1: no
- * pipe (none to be had, splice refused, or settling, which must tell an
- * empty MHD side from a full pipe): relay through c->out. -1: close @c.
- */
-static int front_splice(struct front_conn *c, bool *progress)
-{
-	ssize_t n;
-
-	if (c->pipe[0] < 0) {
-		int cap;
-
-		if (c->settle || c->no_splice || c->out_len || c->p_eof ||
-		    pipe2(c->pipe, O_NONBLOCK | O_CLOEXEC))
-			return 1;
-		cap = fcntl(c->pipe[0], F_GETPIPE_SZ);
-		c->pipe_cap = cap > 0 ? (size_t)cap : 65536;
-	}
-	while (!c->settle && !c->p_eof && c->pipe_len < c->pipe_cap) {
-		n = splice(c->pfd, NULL, c->pipe[1], NULL,
-			   c->pipe_cap - c->pipe_len,
-			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			break; /* MHD's side empty, or the pipe's slots full */
-		if (n < 0 && errno == EINVAL && !c->pipe_len) {
-			c->no_splice = true; /* the buffer relays */
-			break;
-		}
-		if (n <= 0)
-			c->p_eof = true;
-		else
-			c->pipe_len += (size_t)n;
-		*progress = true;
-	}
-	while (c->pipe_len) {
-		n = splice(c->pipe[0], NULL, c->cfd, NULL, c->pipe_len,
-			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return 0;
-		if (n <= 0)
-			return -1; /* the client left */
-		c->pipe_len -= (size_t)n;
-		*progress = true;
-	}
-	close(c->pipe[0]);
-	close(c->pipe[1]);
-	c->pipe[0] = c->pipe[1] = -1;
-	return c->settle || c->no_splice ? 1 : 0;
-}
-
-/* MHD -> c->out -> the client (or the pipe: front_splice()). -1: close
- * @c. */
+/* MHD -> c->out -> the client. -1: close @c. */
 static int front_to_client(struct front_conn *c, bool *progress)
 {
-	int ret = front_splice(c, progress);
-
-	if (ret <= 0)
-		return ret;
 	while (!c->p_eof && c->out_len < FRONT_OUT_CAP) {
 		ssize_t n;
 
@@ -404,7 +332,7 @@ static int front_to_client(struct front_conn *c, bool *progress)
  */
 static int front_finish(struct front_conn *c, bool *progress)
 {
-	if (!c->p_eof || c->out_len || c->pipe_len)
+	if (!c->p_eof || c->out_len)
 		return 0;
 	if (c->mhd_had_it)
 		return 1;
@@ -501,7 +429,6 @@ static void front_add(struct front *f, int cfd, struct sockaddr_storage *ss,
 	}
 	c->cfd = cfd;
 	c->pfd = sv[1];
-	c->pipe[0] = c->pipe[1] = -1;
 	c->end[0] = (struct front_end){c, 0};
 	c->end[1] = (struct front_end){c, 1};
 	frame_init(&c->fr, f->head_max);
