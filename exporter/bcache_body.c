@@ -190,21 +190,22 @@ static int bc_deflate(struct bc_zworker *w, const char *dict, size_t dict_len,
 static void bc_mask(const struct bc_seg *g, unsigned char *out, size_t *n)
 {
 	size_t len = g->len < BC_DICT ? g->len : BC_DICT;
-	const char *t = g->text + g->len - len;
-	int value = 0;
+	const char *t = g->text + g->len - len, *nl, *sp;
 
 	/* a value runs from the last space of its line to the newline;
-	 * from the end backwards: after a newline, until a space */
-	for (size_t i = len; i-- > 0;) {
-		char c = t[i];
-
-		if (c == '\n')
-			value = 1;
-		else if (c == ' ' && value)
-			value = 0;
-		out[i] = value && c != '\n' ? 0xff : (unsigned char)c;
-	}
+	 * from the end backwards: after a newline, until a space (a line
+	 * without one is masked whole, and the one before it up to its
+	 * last space); newlines stay */
+	memcpy(out, t, len);
 	*n = len;
+	for (nl = memrchr(t, '\n', len); nl; nl = memrchr(t, '\n', sp - t)) {
+		sp = memrchr(t, ' ', (size_t)(nl - t));
+		for (const char *c = sp ? sp + 1 : t; c < nl; c++)
+			if (*c != '\n')
+				out[c - t] = 0xff;
+		if (!sp)
+			return;
+	}
 }
 
 /* The identity of a dictionary: the hash of its masked text (never 0). */
