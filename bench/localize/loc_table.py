@@ -25,6 +25,13 @@ HEAD = ("| hosts | period | faults | recall | precision | top-1 | periods "
         "|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|")
 
 
+def late(lz):
+    """Faults named more than 2 periods after their first test: the
+    issue's goal for every kind (the scorer's own "late", which fails the
+    CI form, allows a flapping link one period more)."""
+    return sum(1 for e in lz["faults"] if e["found"] and (e["periods"] or 0) > 2)
+
+
 def row(s):
     lz, cpu = s["localize"], s["cpu"]
     return "| %s | %d s%s | %d | %s | %s | %s | %s / %s | %s / %s | %d | " \
@@ -34,7 +41,7 @@ def row(s):
             _pct(lz["recall"]), _pct(lz["precision"]), _pct(lz["top1"]),
             _f(lz["detect_median"], "%.2f"), _f(lz["detect_max"], "%.2f"),
             _f(lz["right_median"], "%.2f"), _f(lz["right_max"], "%.2f"),
-            len(lz["late"]), _f(lz["false_per_healthy_hour"], "%.2f"),
+            late(lz), _f(lz["false_per_healthy_hour"], "%.2f"),
             cpu["per_period_s"], 100 * cpu["share"])
 
 
@@ -61,7 +68,8 @@ def details(s):
     for e in lz["faults"]:
         if e["found"]:
             what = "named %.2f periods after its first test%s" % (
-                e["periods"] or 0, " (LATE)" if e["late"] else "")
+                e["periods"] or 0, " (LATE)" if e["late"]
+                else " (more than 2)" if (e["periods"] or 0) > 2 else "")
         else:
             what = "MISSED: %s" % e["reason"]
         out.append("  - %s, %s: %s; results that could show it: %d" % (
