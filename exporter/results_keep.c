@@ -172,6 +172,8 @@ static int keep_remap(struct res_keep *k, struct results *r, double after,
 	struct res_row *v;
 	size_t i = 0, w = 0, n;
 
+	if (!k->n_rows)
+		return 0;
 	while (i < k->n_rows && k->rows[k->head + i].at < after)
 		i++;
 	k->head += i;
@@ -213,6 +215,8 @@ static int keep_merge(struct res_keep *k, const struct res_row *add, size_t n)
 	size_t need = k->n_rows + n, i = k->n_rows, j = n;
 	struct res_row *v;
 
+	if (!n)
+		return 0;
 	if (k->head + need > k->cap_rows && k->head) {
 		memmove(k->rows, k->rows + k->head,
 			k->n_rows * sizeof(*k->rows));
@@ -320,7 +324,8 @@ static int read_incremental(sqlite3 *db, struct results *r, struct res_keep *k,
 		ret = keep_remap(k, r, after, pmap, nmap);
 	}
 	if (!ret) {
-		qsort(r->rows, r->n_rows, sizeof(*r->rows), cmp_row);
+		if (r->n_rows > 1)
+			qsort(r->rows, r->n_rows, sizeof(*r->rows), cmp_row);
 		ret = keep_merge(k, r->rows, r->n_rows);
 	}
 	if (!ret) {
@@ -363,7 +368,7 @@ int res_read_kept(sqlite3 *db, struct results *r, struct res_keep *k, char *err,
 	if (ret)
 		return ret;
 	k->st.rows_read += r->rows_seen;
-	r->rows = k->rows + k->head;
+	r->rows = k->rows ? k->rows + k->head : NULL;
 	r->n_rows = k->n_rows;
 	r->cap_rows = 0;
 	r->rows_kept = 1;
