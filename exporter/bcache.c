@@ -31,11 +31,9 @@ void bc_account(struct bc_scope *s, int64_t delta)
 
 void bc_seg_release(struct bc_scope *s, struct bc_seg *g)
 {
-	s->bytes_pending -= (int64_t)(g->len + g->gz_len + BC_SEG_OVERHEAD);
+	s->bytes_pending -= (int64_t)(g->len + BC_SEG_OVERHEAD);
 	free(g->text);
-	free(g->gz);
 	g->text = NULL;
-	g->gz = NULL;
 	g->len = g->gz_len = 0;
 }
 
@@ -76,6 +74,10 @@ static void bc_family_clear(struct bc_scope *s, struct bc_family *f)
 		if (f->old[i].text)
 			bc_seg_release(s, &f->old[i]);
 	f->n = f->n_old = 0;
+	s->bytes_pending -= (int64_t)f->pack_cap;
+	free(f->pack);
+	f->pack = NULL;
+	f->pack_len = f->pack_cap = 0;
 }
 
 static void bc_family_free(struct bc_scope *s, struct bc_family *f)
@@ -362,7 +364,6 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 		g = *o;
 		g.fresh = 0;
 		o->text = NULL;
-		o->gz = NULL;
 		buf_setlen(&s->scratch, s->seg_start);
 		return bc_push(s, f, &g);
 	}
@@ -405,7 +406,6 @@ static int bc_hook_segment(void *ctx, struct expo *e, uint64_t key, uint64_t fp)
 
 		g.fresh = 0;
 		o->text = NULL;
-		o->gz = NULL;
 		s->reused++;
 		ret = bc_push(s, f, &g);
 		return ret ? ret : 1;

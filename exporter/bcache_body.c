@@ -2,17 +2,21 @@
 /*
  * Bodies from the block cache (bcache.h): the text body is each family's
  * header and its segments' text in order; the gzip body is one gzip
- * member made of pieces. Each segment's piece is raw deflate of its text,
- * primed with the text of the segment before it in the family (the bytes
- * that precede it in the body, so its back-references stay valid) and
- * ended with a sync flush at a byte boundary; a piece is made again only
- * when its text or that of the segment before it changed. Families are
- * compressed on several threads (the dictionary never crosses a family).
- * The pieces are joined under one header, then a final empty block and
- * the trailer: the CRC-32 combined from the pieces' and the length.
+ * member made of pieces. Each segment's piece is raw deflate of its text
+ * (zpiece.h), primed with the text of the segment before it in the family
+ * (the bytes that precede it in the body, so its back-references stay
+ * valid) and ended at a byte boundary; a piece is made again only when
+ * its text or that of the segment before it changed. A family's pieces
+ * lie one after the other in its pack, rebuilt (pieces kept are copied,
+ * the others made) when one changed, so that a body copies one run of
+ * bytes per family. Families are compressed on several threads (the
+ * dictionary never crosses a family). The packs are joined under one
+ * header, then a final empty block and the trailer: the CRC-32 combined
+ * from the pieces' and the length.
  */
 #include "bcache_int.h"
 #include "fnv.h"
+#include "zpiece.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -22,14 +26,7 @@
 #include <zlib.h>
 
 #define BC_MAX_THREADS 8
-#define BC_DICT 32768
-/*
- * zlib's hash table is cleared for every piece (deflateReset()): 2^(7 +
- * memLevel) entries. Pieces are a few hundred bytes with a dictionary of
- * as many, so a small table compresses them as well and costs 512 bytes
- * to clear instead of 32 KiB.
- */
-#define BC_MEMLEVEL 1
+#define BC_DICT ZPIECE_WINDOW
 /* More than 1/this of the text without pieces: gzip the body whole. */
 #define BC_WHOLE_SHARE 4
 /* Less than this to compress is done on the calling thread alone. */
@@ -67,6 +64,16 @@ static uint64_t bc_served(const struct bc_family *f)
 static int bc_capped(const struct bc_family *f)
 {
 	return f->cap_samples && f->samples > f->cap_samples;
+}
+
+/* The bytes of @f's text (its segments'). */
+static uint64_t bc_text_len(const struct bc_family *f)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += f->seg[i].len;
+	return n;
 }
 
 /*
@@ -122,7 +129,6 @@ static int bc_text(struct bc_scope *s, enum expo_format format, struct buf *out)
 
 struct bc_zjob {
 	struct bc_scope *s;
-	int level;
 	int stable;	    /* make the pieces of reused segments only */
 	atomic_size_t next; /* the next family to take */
 };
@@ -130,53 +136,37 @@ struct bc_zjob {
 struct bc_zworker {
 	struct bc_zjob *j;
 	unsigned char dict[BC_DICT];
-	z_stream z;
-	int ready, ret;
-	struct buf tmp;
-	int64_t bytes; /* pieces made minus pieces freed */
+	struct zpiece z;
+	int ret;
+	int64_t bytes; /* packs made minus packs freed */
 	uint64_t made;
 };
 
-/* Raw deflate of @in primed with @dict, into a malloc'd piece. */
-static int bc_deflate(struct bc_zworker *w, const char *dict, size_t dict_len,
-		      const char *in, size_t len, unsigned char **out,
-		      uint32_t *out_len)
+/* A piece of @in after @dict, malloc'd: family headers and the like. */
+static int bc_deflate(struct bc_zworker *w, const char *in, size_t len,
+		      unsigned char **out, uint32_t *out_len)
 {
-	uLong bound;
-	int zr;
-
-	if (!w->ready) {
-		if (deflateInit2(&w->z, w->j->level, Z_DEFLATED, -15,
-				 BC_MEMLEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
-			return -ENOMEM;
-		w->ready = 1;
-	} else if (deflateReset(&w->z) != Z_OK) {
-		return -EIO;
-	}
-	if (dict_len > BC_DICT) {
-		dict += dict_len - BC_DICT;
-		dict_len = BC_DICT;
-	}
-	if (dict_len && deflateSetDictionary(&w->z, (const Bytef *)dict,
-					     (uInt)dict_len) != Z_OK)
-		return -EIO;
-	bound = deflateBound(&w->z, (uLong)len) + 16;
-	buf_reset(&w->tmp);
-	if (buf_reserve(&w->tmp, bound))
-		return -ENOMEM;
-	w->z.next_in = (Bytef *)(uintptr_t)in;
-	w->z.avail_in = (uInt)len;
-	w->z.next_out = (Bytef *)w->tmp.data;
-	w->z.avail_out = (uInt)bound;
-	zr = deflate(&w->z, Z_SYNC_FLUSH);
-	if (zr != Z_OK || w->z.avail_in)
-		return -EIO;
-	*out_len = (uint32_t)(bound - w->z.avail_out);
-	*out = malloc(*out_len ? *out_len : 1);
+	*out = malloc(zpiece_bound(len));
 	if (!*out)
 		return -ENOMEM;
-	memcpy(*out, w->tmp.data, *out_len);
-	return 0;
+	*out_len = (uint32_t)zpiece_write(&w->z, NULL, 0, in, len, *out);
+	return *out_len ? 0 : -ENOMEM;
+}
+
+/* The combine operator for @len bytes, cached by length. */
+static uLong bc_op(struct bc_scope *s, size_t len)
+{
+	uint32_t op;
+
+	if (len >= BC_OP_LEN || !s->crc_op)
+		return crc32_combine_gen64((z_off64_t)len);
+	op = atomic_load_explicit(&s->crc_op[len], memory_order_relaxed);
+	if (!op) {
+		op = (uint32_t)crc32_combine_gen64((z_off64_t)len);
+		atomic_store_explicit(&s->crc_op[len], op,
+				      memory_order_relaxed);
+	}
+	return op;
 }
 
 /*
@@ -214,49 +204,104 @@ static uint64_t bc_mask_id(const unsigned char *d, size_t n)
 	return fnv1a_bytes(FNV1A_BASIS, d, n) | 1;
 }
 
-/* Make the missing pieces of family @f. */
-static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
+/*
+ * The identity of the dictionary of each segment's piece (gz_dict wanted,
+ * the mh of the one before, worked out once per text): 1 when @g's piece
+ * is missing or was made after another text. @dict gets the masked text of
+ * @prev when it was worked out now (*@dict_len; else 0).
+ */
+static int bc_stale(struct bc_zworker *w, struct bc_seg *prev,
+		    const struct bc_seg *g, size_t *dict_len)
 {
-	struct bc_seg *prev = NULL;
-	size_t dict_len = 0;
+	*dict_len = 0;
+	if (prev && !prev->mh) {
+		bc_mask(prev, w->dict, dict_len);
+		prev->mh = bc_mask_id(w->dict, *dict_len);
+	}
+	return !g->gz_len || g->gz_dict != (prev ? prev->mh : 0);
+}
+
+/* 1 when @f's pack holds its pieces in order and nothing else. */
+static int bc_pack_whole(const struct bc_family *f)
+{
+	size_t at = 0;
 
 	for (size_t i = 0; i < f->n; i++) {
+		if (!f->seg[i].gz_len || f->seg[i].gz_off != at)
+			return 0;
+		at += f->seg[i].gz_len;
+	}
+	return at == f->pack_len;
+}
+
+/* Room for @f's new pack: its pieces kept, and the bound of those to make. */
+static size_t bc_pack_room(struct bc_zworker *w, struct bc_family *f)
+{
+	struct bc_seg *prev = NULL;
+	size_t n = 0, dict_len;
+
+	for (size_t i = 0; i < f->n; prev = &f->seg[i++]) {
 		struct bc_seg *g = &f->seg[i];
-		int masked = 0, ret;
+
+		if (w->j->stable && g->fresh)
+			continue;
+		if (bc_stale(w, prev, g, &dict_len))
+			n += zpiece_bound(g->len);
+		else
+			n += g->gz_len;
+	}
+	return n;
+}
+
+/* Make the missing pieces of family @f; its pack anew. */
+static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
+{
+	struct bc_scope *s = w->j->s;
+	struct bc_seg *prev = NULL;
+	unsigned char *pack, *p;
+	uLong crc = crc32(0, NULL, 0);
+	size_t room, dict_len;
+
+	if (bc_pack_whole(f))
+		return 0;
+	room = bc_pack_room(w, f);
+	pack = malloc(room ? room : 1);
+	if (!pack)
+		return -ENOMEM;
+	p = pack;
+	for (size_t i = 0; i < f->n; prev = &f->seg[i++]) {
+		struct bc_seg *g = &f->seg[i];
 
 		if (w->j->stable && g->fresh) {
-			prev = g;
+			g->gz_len = 0;
 			continue;
 		}
-		/* a dictionary's identity, worked out once per text */
-		if (prev && !prev->mh) {
-			bc_mask(prev, w->dict, &dict_len);
-			prev->mh = bc_mask_id(w->dict, dict_len);
-			masked = 1;
+		if (!bc_stale(w, prev, g, &dict_len)) {
+			memcpy(p, f->pack + g->gz_off, g->gz_len);
+		} else {
+			if (prev && !dict_len)
+				bc_mask(prev, w->dict, &dict_len);
+			g->gz_len = (uint32_t)zpiece_write(
+				&w->z, w->dict, dict_len, g->text, g->len, p);
+			if (!g->gz_len) {
+				free(pack);
+				return -ENOMEM;
+			}
+			g->gz_dict = prev ? prev->mh : 0;
+			g->crc = (uint32_t)crc32(0, (const Bytef *)g->text,
+						 (uInt)g->len);
+			w->made++;
 		}
-		if (g->gz && g->gz_dict == (prev ? prev->mh : 0)) {
-			prev = g;
-			continue;
-		}
-		if (!prev)
-			dict_len = 0;
-		else if (!masked)
-			bc_mask(prev, w->dict, &dict_len);
-		w->bytes -= g->gz_len;
-		free(g->gz);
-		g->gz = NULL;
-		g->gz_len = 0;
-		ret = bc_deflate(w, (const char *)w->dict, dict_len, g->text,
-				 g->len, &g->gz, &g->gz_len);
-		if (ret)
-			return ret;
-		g->gz_dict = prev ? prev->mh : 0;
-		g->crc = (uint32_t)crc32(0, (const Bytef *)g->text,
-					 (uInt)g->len);
-		w->bytes += g->gz_len;
-		w->made++;
-		prev = g;
+		g->gz_off = (size_t)(p - pack);
+		p += g->gz_len;
+		crc = crc32_combine_op(crc, g->crc, bc_op(s, g->len));
 	}
+	w->bytes += (int64_t)room - (int64_t)f->pack_cap;
+	free(f->pack);
+	f->pack = pack;
+	f->pack_len = (size_t)(p - pack);
+	f->pack_cap = room;
+	f->pack_crc = (uint32_t)crc;
 	return 0;
 }
 
@@ -282,12 +327,10 @@ static size_t bc_work(const struct bc_scope *s)
 
 	for (size_t i = 0; i < s->n_fam; i++)
 		for (size_t j = 0; j < s->fam[i].n; j++)
-			if (!s->fam[i].seg[j].gz)
+			if (!s->fam[i].seg[j].gz_len)
 				n += s->fam[i].seg[j].len;
 	return n;
 }
-
-static int bc_pieces(struct bc_scope *s, int stable);
 
 static unsigned bc_nthreads(unsigned threads, size_t work)
 {
@@ -302,17 +345,21 @@ static unsigned bc_nthreads(unsigned threads, size_t work)
 
 static int bc_pieces(struct bc_scope *s, int stable)
 {
-	struct bc_zjob j = {.s = s, .level = s->c->level, .stable = stable};
-	struct bc_zworker w[BC_MAX_THREADS];
+	struct bc_zjob j = {.s = s, .stable = stable};
+	struct bc_zworker *w;
 	pthread_t tid[BC_MAX_THREADS];
 	unsigned n = bc_nthreads(s->c->threads, bc_work(s)), started = 0;
 	int ret = 0;
 
 	atomic_init(&j.next, 0);
-	memset(w, 0, sizeof(w));
+	if (!s->crc_op) /* before the threads: they share it */
+		s->crc_op = calloc(BC_OP_LEN, sizeof(*s->crc_op));
+	w = calloc(n, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
 		w[i].j = &j;
-		buf_init(&w[i].tmp, 0);
+		zpiece_init(&w[i].z);
 	}
 	while (started + 1 < n &&
 	       !pthread_create(&tid[started], NULL, bc_zwork, &w[started + 1]))
@@ -327,10 +374,9 @@ static int bc_pieces(struct bc_scope *s, int stable)
 		pthread_mutex_lock(&s->c->lock);
 		s->c->st.compressed += w[i].made;
 		pthread_mutex_unlock(&s->c->lock);
-		if (w[i].ready)
-			deflateEnd(&w[i].z);
-		buf_free(&w[i].tmp);
+		zpiece_free(&w[i].z);
 	}
+	free(w);
 	return ret;
 }
 
@@ -340,24 +386,10 @@ struct bc_gz {
 	struct bc_scope *s;
 	struct buf *out;
 	uLong crc;
-	uint64_t len;	     /* uncompressed */
-	struct bc_zworker w; /* for headers and capped families */
+	uint64_t len;	      /* uncompressed */
+	struct bc_zworker *w; /* for headers and capped families */
 	struct bc_zjob j;
 };
-
-/* The combine operator for @len bytes, cached by length. */
-static uLong bc_op(struct bc_scope *s, size_t len)
-{
-	if (len >= BC_OP_LEN)
-		return crc32_combine_gen64((z_off64_t)len);
-	if (!s->crc_op)
-		s->crc_op = calloc(BC_OP_LEN, sizeof(*s->crc_op));
-	if (!s->crc_op)
-		return crc32_combine_gen64((z_off64_t)len);
-	if (!s->crc_op[len])
-		s->crc_op[len] = (uint32_t)crc32_combine_gen64((z_off64_t)len);
-	return s->crc_op[len];
-}
 
 static int bc_gz_add(struct bc_gz *g, const unsigned char *piece,
 		     size_t piece_len, uint32_t crc, size_t text_len)
@@ -372,7 +404,7 @@ static int bc_gz_fresh(struct bc_gz *g, const char *text, size_t len)
 {
 	unsigned char *p = NULL;
 	uint32_t n = 0;
-	int ret = bc_deflate(&g->w, NULL, 0, text, len, &p, &n);
+	int ret = bc_deflate(g->w, text, len, &p, &n);
 
 	if (!ret)
 		ret = bc_gz_add(
@@ -389,9 +421,8 @@ static int bc_gz_header(struct bc_gz *g, struct bc_family *f,
 	int ret = bc_family_header(g->s, f, format);
 
 	if (!ret && !f->hdr_gz[format]) {
-		ret = bc_deflate(&g->w, NULL, 0, f->hdr[format],
-				 f->hdr_len[format], &f->hdr_gz[format],
-				 &f->hdr_gz_len[format]);
+		ret = bc_deflate(g->w, f->hdr[format], f->hdr_len[format],
+				 &f->hdr_gz[format], &f->hdr_gz_len[format]);
 		f->hdr_crc[format] = (uint32_t)crc32(
 			0, (const Bytef *)f->hdr[format], f->hdr_len[format]);
 	}
@@ -441,15 +472,14 @@ static int bc_gz_families(struct bc_gz *g, enum expo_format format)
 			ret = bc_gz_capped(g, f);
 			continue;
 		}
-		for (size_t j = 0; !ret && j < f->n; j++)
-			ret = bc_gz_add(g, f->seg[j].gz, f->seg[j].gz_len,
-					f->seg[j].crc, f->seg[j].len);
+		if (!ret && f->n)
+			ret = bc_gz_add(g, f->pack, f->pack_len, f->pack_crc,
+					bc_text_len(f));
 	}
 	if (!ret && format == EXPO_OPENMETRICS) {
 		if (!s->eof_gz) {
-			ret = bc_deflate(&g->w, NULL, 0, bc_eof,
-					 sizeof(bc_eof) - 1, &s->eof_gz,
-					 &s->eof_gz_len);
+			ret = bc_deflate(g->w, bc_eof, sizeof(bc_eof) - 1,
+					 &s->eof_gz, &s->eof_gz_len);
 			s->eof_crc = (uint32_t)crc32(0, (const Bytef *)bc_eof,
 						     sizeof(bc_eof) - 1);
 		}
@@ -471,8 +501,7 @@ static size_t bc_gzip_size(const struct bc_scope *s)
 		if (!bc_served(f))
 			continue;
 		n += 256 + (f->hdr_gz[0] ? f->hdr_gz_len[0] : 0);
-		for (size_t j = 0; j < f->n; j++)
-			n += bc_capped(f) ? f->seg[j].len : f->seg[j].gz_len;
+		n += bc_capped(f) ? zpiece_bound(bc_text_len(f)) : f->pack_len;
 	}
 	return n;
 }
@@ -490,11 +519,14 @@ static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 	int ret = bc_pieces(s, 0);
 
 	g.j.s = s;
-	g.j.level = s->c->level;
-	g.w.j = &g.j;
-	buf_init(&g.w.tmp, 0);
-	if (!ret)
+	g.w = ret ? NULL : calloc(1, sizeof(*g.w));
+	if (!ret && !g.w)
+		ret = -ENOMEM;
+	if (!ret) {
+		g.w->j = &g.j;
+		zpiece_init(&g.w->z);
 		ret = buf_reserve(out, bc_gzip_size(s));
+	}
 	if (!ret)
 		ret = buf_add(out, header, sizeof(header));
 	if (!ret)
@@ -505,9 +537,9 @@ static int bc_gzip(struct bc_scope *s, enum expo_format format, struct buf *out,
 	bc_put32(trailer + 4, (uint32_t)g.len);
 	if (!ret)
 		ret = buf_add(out, trailer, sizeof(trailer));
-	if (g.w.ready)
-		deflateEnd(&g.w.z);
-	buf_free(&g.w.tmp);
+	if (g.w)
+		zpiece_free(&g.w->z);
+	free(g.w);
 	*text_len = (size_t)g.len;
 	return ret;
 }

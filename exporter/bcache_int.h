@@ -15,16 +15,18 @@
 #include "hmap.h"
 
 struct bc_seg {
-	uint64_t key, fp;  /* fp: what it was made from, or a version of its
-			    * text for one rendered every time */
-	char *text;	   /* malloc'd, not NUL-terminated */
-	unsigned char *gz; /* malloc'd piece, or NULL */
-	uint64_t gz_dict;  /* the mh of the segment before it when gz was
-			    * made; 0 none */
-	uint64_t mh;	   /* its text as a dictionary (bcache_body.c); 0 not
-			    * worked out yet */
-	uint32_t len, samples, gz_len, crc;
-	int fresh; /* rendered by this render (not reused) */
+	uint64_t key, fp; /* fp: what it was made from, or a version of its
+			   * text for one rendered every time */
+	char *text;	  /* malloc'd, not NUL-terminated */
+	size_t gz_off;	  /* its piece in the family's pack */
+	uint64_t gz_dict; /* the mh of the segment before it when the piece
+			   * was made; 0 none */
+	uint64_t mh;	  /* its text as a dictionary (bcache_body.c); 0 not
+			   * worked out yet */
+	uint32_t len, samples;
+	uint32_t gz_len; /* 0: no piece */
+	uint32_t crc;	 /* of its text, with the piece */
+	int fresh;	 /* rendered by this render (not reused) */
 };
 
 /* A host held (bc_hosts_held()): its rows' fingerprint. */
@@ -44,9 +46,14 @@ struct bc_family {
 	int sorted, old_sorted; /* keys rising: looked up by walking */
 	struct hmap index;	/* old keys -> their index (uint32_t) */
 	int indexed;		/* index built (on demand) */
-	uint64_t samples;	/* this render's */
-	size_t cap_samples;	/* the family cap; 0 none */
-	char *hdr[2];		/* HELP/TYPE per expo_format, NUL-terminated */
+	/* the pieces, one after the other (bcache_body.c); a segment's
+	 * piece stays there when it moves from the old list to the new */
+	unsigned char *pack;
+	size_t pack_len, pack_cap;
+	uint32_t pack_crc;  /* of the text of all of them, in order */
+	uint64_t samples;   /* this render's */
+	size_t cap_samples; /* the family cap; 0 none */
+	char *hdr[2];	    /* HELP/TYPE per expo_format, NUL-terminated */
 	unsigned char *hdr_gz[2];
 	uint32_t hdr_len[2], hdr_gz_len[2], hdr_crc[2];
 };
@@ -73,7 +80,8 @@ struct bc_scope {
 	uint64_t bytes;	       /* what this scope keeps */
 	int64_t bytes_pending; /* rendered, not yet in bytes */
 	uint64_t reused, rendered;
-	uint32_t *crc_op; /* crc32_combine_gen() by length below BC_OP_LEN */
+	_Atomic uint32_t *crc_op; /* crc32_combine_gen() by length below
+				   * BC_OP_LEN, made as needed (threads) */
 	unsigned char *eof_gz;
 	uint32_t eof_gz_len, eof_crc;
 };
@@ -93,7 +101,7 @@ struct bcache {
 /* Account @delta bytes (may be negative) to @s and the cache. */
 void bc_account(struct bc_scope *s, int64_t delta);
 
-/* Free the pieces of @g (text and gz), accounting them. */
+/* Free the text of @g and forget its piece, accounting them. */
 void bc_seg_release(struct bc_scope *s, struct bc_seg *g);
 
 /* The header of @f in @format, made on first use. 0 or -ENOMEM. */
