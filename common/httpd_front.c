@@ -31,7 +31,10 @@
 #include <unistd.h>
 
 #define FRONT_OUT_CAP (64 * 1024) /* MHD -> client, per connection */
-#define FRONT_IN_MORE 4096	  /* client -> MHD, beyond a whole head */
+/* ... for an answer longer than that: fewer, larger writes to the client
+ * (a 250 MB /metrics body costs the relay a sixth less CPU) */
+#define FRONT_OUT_MAX (512 * 1024)
+#define FRONT_IN_MORE 4096 /* client -> MHD, beyond a whole head */
 #define FRONT_EVENTS 128
 #define FRONT_ACCEPTS 64 /* per wake-up, so relaying goes on too */
 
@@ -52,7 +55,7 @@ struct front_conn {
 	char *in; /* [0, in_ok) sound, for MHD; [in_ok, in_len) unchecked */
 	size_t in_len, in_ok;
 	char *out; /* from MHD, for the client: [out_off, out_len) */
-	size_t out_len, out_off;
+	size_t out_len, out_off, out_cap;
 	char *err; /* the refusal, written once MHD is done */
 	size_t err_len, err_off;
 	bool c_eof, p_eof, p_shut, refused;
@@ -279,16 +282,31 @@ static int front_to_mhd(struct front_conn *c, bool *progress)
 	return 0;
 }
 
+/* Room in @c->out: FRONT_OUT_CAP at first, FRONT_OUT_MAX once full. */
+static int front_out_room(struct front_conn *c)
+{
+	size_t cap = c->out ? FRONT_OUT_MAX : FRONT_OUT_CAP;
+	char *p;
+
+	if (c->out && c->out_len < c->out_cap)
+		return 0;
+	p = realloc(c->out, cap);
+	if (!p)
+		return -1;
+	c->out = p;
+	c->out_cap = cap;
+	return 0;
+}
+
 /* MHD -> c->out -> the client. -1: close @c. */
 static int front_to_client(struct front_conn *c, bool *progress)
 {
-	while (!c->p_eof && c->out_len < FRONT_OUT_CAP) {
+	while (!c->p_eof && c->out_len < FRONT_OUT_MAX) {
 		ssize_t n;
 
-		if (!c->out && !(c->out = malloc(FRONT_OUT_CAP)))
+		if (front_out_room(c))
 			return -1;
-		n = read(c->pfd, c->out + c->out_len,
-			 FRONT_OUT_CAP - c->out_len);
+		n = read(c->pfd, c->out + c->out_len, c->out_cap - c->out_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -300,7 +318,7 @@ static int front_to_client(struct front_conn *c, bool *progress)
 		}
 		*progress = true;
 	}
-	if (c->settle && !c->p_eof && c->out_len < FRONT_OUT_CAP) {
+	if (c->settle && !c->p_eof && c->out_len < FRONT_OUT_MAX) {
 		/* read to EAGAIN: every earlier answer is in */
 		shutdown(c->pfd, SHUT_RDWR);
 		c->p_eof = true;
@@ -321,7 +339,7 @@ static int front_to_client(struct front_conn *c, bool *progress)
 	}
 	free(c->out);
 	c->out = NULL;
-	c->out_len = c->out_off = 0;
+	c->out_len = c->out_off = c->out_cap = 0;
 	return 0;
 }
 

@@ -296,10 +296,19 @@ static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 		p += g->gz_len;
 		crc = crc32_combine_op(crc, g->crc, bc_op(s, g->len));
 	}
+	f->pack_len = (size_t)(p - pack);
+	/* the bound of a new piece is several times its size */
+	if (room - f->pack_len > f->pack_len / 16) {
+		unsigned char *t = realloc(pack, f->pack_len ? f->pack_len : 1);
+
+		if (t) {
+			pack = t;
+			room = f->pack_len;
+		}
+	}
 	w->bytes += (int64_t)room - (int64_t)f->pack_cap;
 	free(f->pack);
 	f->pack = pack;
-	f->pack_len = (size_t)(p - pack);
 	f->pack_cap = room;
 	f->pack_crc = (uint32_t)crc;
 	return 0;
