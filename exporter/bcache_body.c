@@ -136,6 +136,8 @@ struct bc_zjob {
 struct bc_zworker {
 	struct bc_zjob *j;
 	unsigned char dict[BC_DICT];
+	size_t dict_len;
+	const struct bc_seg *dict_of; /* whose masked text dict holds */
 	struct zpiece z;
 	int ret;
 	int64_t bytes; /* packs made minus packs freed */
@@ -204,19 +206,25 @@ static uint64_t bc_mask_id(const unsigned char *d, size_t n)
 	return fnv1a_bytes(FNV1A_BASIS, d, n) | 1;
 }
 
+/* Mask @g's text into the worker's dictionary (once). */
+static void bc_dict(struct bc_zworker *w, const struct bc_seg *g)
+{
+	if (w->dict_of != g) {
+		bc_mask(g, w->dict, &w->dict_len);
+		w->dict_of = g;
+	}
+}
+
 /*
- * The identity of the dictionary of each segment's piece (gz_dict wanted,
- * the mh of the one before, worked out once per text): 1 when @g's piece
- * is missing or was made after another text. @dict gets the masked text of
- * @prev when it was worked out now (*@dict_len; else 0).
+ * 1 when @g's piece is missing or was made after another text than @prev's
+ * (the identity of @prev's masked text is worked out once per text).
  */
 static int bc_stale(struct bc_zworker *w, struct bc_seg *prev,
-		    const struct bc_seg *g, size_t *dict_len)
+		    const struct bc_seg *g)
 {
-	*dict_len = 0;
 	if (prev && !prev->mh) {
-		bc_mask(prev, w->dict, dict_len);
-		prev->mh = bc_mask_id(w->dict, *dict_len);
+		bc_dict(w, prev);
+		prev->mh = bc_mask_id(w->dict, w->dict_len);
 	}
 	return !g->gz_len || g->gz_dict != (prev ? prev->mh : 0);
 }
@@ -234,23 +242,25 @@ static int bc_pack_whole(const struct bc_family *f)
 	return at == f->pack_len;
 }
 
-/* Room for @f's new pack: its pieces kept, and the bound of those to make. */
-static size_t bc_pack_room(struct bc_zworker *w, struct bc_family *f)
+/* Make @g's piece after @prev (NULL: none) at the end of @pack. */
+static int bc_piece(struct bc_zworker *w, struct bc_seg *prev, struct bc_seg *g,
+		    struct buf *pack)
 {
-	struct bc_seg *prev = NULL;
-	size_t n = 0, dict_len;
+	int ret = buf_reserve(pack, zpiece_bound(g->len));
 
-	for (size_t i = 0; i < f->n; prev = &f->seg[i++]) {
-		struct bc_seg *g = &f->seg[i];
-
-		if (w->j->stable && g->fresh)
-			continue;
-		if (bc_stale(w, prev, g, &dict_len))
-			n += zpiece_bound(g->len);
-		else
-			n += g->gz_len;
-	}
-	return n;
+	if (ret)
+		return ret;
+	if (prev)
+		bc_dict(w, prev);
+	g->gz_len = (uint32_t)zpiece_write(
+		&w->z, w->dict, prev ? w->dict_len : 0, g->text, g->len,
+		(unsigned char *)pack->data + pack->len);
+	if (!g->gz_len)
+		return -ENOMEM;
+	g->gz_dict = prev ? prev->mh : 0;
+	g->crc = (uint32_t)crc32(0, (const Bytef *)g->text, (uInt)g->len);
+	w->made++;
+	return buf_setlen(pack, pack->len + g->gz_len);
 }
 
 /* Make the missing pieces of family @f; its pack anew. */
@@ -258,58 +268,45 @@ static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 {
 	struct bc_scope *s = w->j->s;
 	struct bc_seg *prev = NULL;
-	unsigned char *pack, *p;
 	uLong crc = crc32(0, NULL, 0);
-	size_t room, dict_len;
+	struct buf pack;
+	int ret = 0;
 
 	if (bc_pack_whole(f))
 		return 0;
-	room = bc_pack_room(w, f);
-	pack = malloc(room ? room : 1);
-	if (!pack)
-		return -ENOMEM;
-	p = pack;
-	for (size_t i = 0; i < f->n; prev = &f->seg[i++]) {
+	buf_init(&pack, 0);
+	ret = buf_reserve(&pack, f->pack_len + f->pack_len / 4 + 4096);
+	for (size_t i = 0; !ret && i < f->n; prev = &f->seg[i++]) {
 		struct bc_seg *g = &f->seg[i];
+		size_t at = pack.len;
 
 		if (w->j->stable && g->fresh) {
 			g->gz_len = 0;
 			continue;
 		}
-		if (!bc_stale(w, prev, g, &dict_len)) {
-			memcpy(p, f->pack + g->gz_off, g->gz_len);
-		} else {
-			if (prev && !dict_len)
-				bc_mask(prev, w->dict, &dict_len);
-			g->gz_len = (uint32_t)zpiece_write(
-				&w->z, w->dict, dict_len, g->text, g->len, p);
-			if (!g->gz_len) {
-				free(pack);
-				return -ENOMEM;
-			}
-			g->gz_dict = prev ? prev->mh : 0;
-			g->crc = (uint32_t)crc32(0, (const Bytef *)g->text,
-						 (uInt)g->len);
-			w->made++;
-		}
-		g->gz_off = (size_t)(p - pack);
-		p += g->gz_len;
+		if (bc_stale(w, prev, g))
+			ret = bc_piece(w, prev, g, &pack);
+		else
+			ret = buf_add(&pack, f->pack + g->gz_off, g->gz_len);
+		g->gz_off = at;
 		crc = crc32_combine_op(crc, g->crc, bc_op(s, g->len));
 	}
-	f->pack_len = (size_t)(p - pack);
-	/* the bound of a new piece is several times its size */
-	if (room - f->pack_len > f->pack_len / 16) {
-		unsigned char *t = realloc(pack, f->pack_len ? f->pack_len : 1);
+	if (ret)
+		return ret; /* pack was freed */
+	/* grown by doubling, and a piece's bound is several times its size */
+	if (pack.cap - pack.len > pack.len / 16) {
+		char *t = realloc(pack.data, pack.len + 1);
 
 		if (t) {
-			pack = t;
-			room = f->pack_len;
+			pack.data = t;
+			pack.cap = pack.len + 1;
 		}
 	}
-	w->bytes += (int64_t)room - (int64_t)f->pack_cap;
+	w->bytes += (int64_t)pack.cap - (int64_t)f->pack_cap;
 	free(f->pack);
-	f->pack = pack;
-	f->pack_cap = room;
+	f->pack_len = pack.len;
+	f->pack_cap = pack.cap;
+	f->pack = (unsigned char *)buf_steal(&pack, NULL);
 	f->pack_crc = (uint32_t)crc;
 	return 0;
 }
