@@ -26,18 +26,26 @@ same run times:
   - node_exporter's InfiniBand collector on a generated sysfs tree, per
     series, projected to the same number of samples: the anchor.
 
-Each row of the block cache times RUNS scrapes after one untimed scrape
-of the same format and share: the first gzip scrape after a text one
-(or after start-up) also compresses the pieces of every reused segment,
-once, which a Prometheus scraping every 15 s pays once, not per scrape.
+Each row of the block cache times RUNS scrapes after WARM (3) untimed
+scrapes of the same format and share: the first gzip scrape after a text
+one (or after start-up) also compresses the pieces of every reused
+segment, once, which a Prometheus scraping every 15 s pays once, not per
+scrape; and the exporter's heap takes a few scrapes to reach the size it
+then keeps (each of the first scrapes after start-up faults in thousands
+of fresh pages: 10,000 in the second, 1,000 or fewer from the sixth on).
 Wall time is curl's over loopback (request to last byte); CPU is the
 exporter's (all threads, from /proc), which other load inflates less than
 the wall time; the cache's memory is ibpulse_exporter_cache_bytes and the
 process's peak RSS (VmHWM). Medians of RUNS scrapes. Prints Markdown.
 
-usage: bench_results.py EXPORTER SCHEMA_DIR [HOSTS [RUNS [HISTORY [SHARES]]]]
+usage: bench_results.py [--before EXPORTER0] EXPORTER SCHEMA_DIR [HOSTS [RUNS [HISTORY [SHARES]]]]
   SHARES: comma-separated percentages of hosts changed before each scrape
   (default 10,1,50)
+  --before: another build of the exporter (the one before a change) on the
+  same database, with its own cache: after each change both scrape, in
+  turn first, and each row of the block cache is printed for both. Two
+  runs one after the other on this VM differ by up to a fifth; pairs
+  scraping the same changes do not.
 """
 import os
 import re
@@ -56,6 +64,7 @@ from bench import Fabric, cpu_seconds, curl, human  # noqa: E402
 from bench import RESULTS_PER_HOUR_PER_HOST, SCRAPE_INTERVAL  # noqa: E402
 
 GZ = ["Accept: " + H.PROMETHEUS_ACCEPT, "Accept-Encoding: gzip"]
+WARM = 3  # untimed scrapes before each row of the block cache
 
 
 def status(pid, key):
@@ -95,7 +104,7 @@ def samples_of(url):
     return int(re.search(r"^ibpulse_exporter_series (\d+)$", text, re.M).group(1)), text
 
 
-def bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out):
+def bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out, before=None):
     p, url = start(procs, exporter, path, tmp, "cached")
     fab.change(0.1)
     wall, cpu, size = timed(p, url, GZ)
@@ -103,20 +112,32 @@ def bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out):
     out["samples"] = samples
     rows.append(row("first scrape after start-up (empty cache, result table counted),"
                     " OpenMetrics + gzip", samples, size, wall, cpu))
+    # with --before: that exporter on the same database, each change scraped
+    # by both, in turn first
+    them = [("", p, url)]
+    if before:
+        q, qurl = start(procs, before, path, tmp, "before")
+        timed(q, qurl, GZ)
+        them.append((" (before: %s)" % os.path.basename(before), q, qurl))
     for share in shares:
         for what, hdrs in (("OpenMetrics + gzip", GZ), ("text", [])):
-            v = []
-            for i in range(runs + 1):
+            v = [[] for _ in them]
+            for i in range(runs + WARM):
                 fab.change(share / 100.0)
                 time.sleep(1.1)  # past the 1 s a finished body is shared
-                t = timed(p, url, hdrs)
-                if i:  # the first settles the cache for this format and share
-                    v.append(t)
-            wall = statistics.median(x[0] for x in v)
-            cpu = statistics.median(x[1] for x in v)
-            rows.append(row("block cache, after a change of %g%% of the hosts, %s"
-                            % (share, what), samples, v[-1][2], wall, cpu))
-            out[(share, what)] = (wall, cpu)
+                for k in (range(len(them)) if i % 2 == 0 else reversed(range(len(them)))):
+                    t = timed(them[k][1], them[k][2], hdrs)
+                    if i >= WARM:  # the first settle the cache and the heap
+                        v[k].append(t)
+            for k, (tag, _, _) in enumerate(them):
+                wall = statistics.median(x[0] for x in v[k])
+                cpu = statistics.median(x[1] for x in v[k])
+                rows.append(row("block cache, after a change of %g%% of the hosts, %s%s"
+                                % (share, what, tag), samples, v[k][-1][2], wall, cpu))
+                if not tag:
+                    out[(share, what)] = (wall, cpu)
+    if before:
+        procs.stop(them[1][1])
     # the same database state a moment later: the shared body
     fab.change(0.1)
     time.sleep(1.1)
@@ -176,11 +197,17 @@ def bench_node_exporter(procs, node_exporter, tmp, runs, rows, samples):
 
 
 def main():
-    exporter, schema_dir = sys.argv[1:3]
-    hosts = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
-    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 5
-    history = int(sys.argv[5]) if len(sys.argv) > 5 else 24
-    shares = [float(x) for x in (sys.argv[6] if len(sys.argv) > 6 else "10,1,50").split(",")]
+    args = sys.argv[1:]
+    before = None
+    if "--before" in args:
+        i = args.index("--before")
+        before = args[i + 1]
+        del args[i:i + 2]
+    exporter, schema_dir = args[0:2]
+    hosts = int(args[2]) if len(args) > 2 else 10000
+    runs = int(args[3]) if len(args) > 3 else 5
+    history = int(args[4]) if len(args) > 4 else 24
+    shares = [float(x) for x in (args[5] if len(args) > 5 else "10,1,50").split(",")]
     node_exporter = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     tmp = tempfile.mkdtemp(prefix="ibpulse-bench-results-")
     procs = H.Procs(tmp)
@@ -205,7 +232,7 @@ def main():
                     int(hosts * RESULTS_PER_HOUR_PER_HOST * SCRAPE_INTERVAL / 3600.0)), "",
                  "| scrape | samples served | body | wall s (median of %d) |"
                  " exporter CPU s |" % runs, "|---|---:|---:|---:|---:|"]
-        bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out)
+        bench_cached(procs, exporter, path, tmp, fab, runs, shares, rows, out, before)
         bench_full(procs, exporter, path, tmp, fab, runs, rows, out)
         if node_exporter:
             bench_node_exporter(procs, node_exporter, tmp, runs, rows, out["samples"])
