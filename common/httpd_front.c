@@ -32,7 +32,7 @@
 
 #define FRONT_OUT_CAP (64 * 1024) /* MHD -> client, per connection */
 /* ... for an answer longer than that: fewer, larger writes to the client
- * (a 250 MB /metrics body costs the relay a sixth less CPU) */
+ * (a text /metrics scrape of 190 MB took about 15% less CPU) */
 #define FRONT_OUT_MAX (512 * 1024)
 #define FRONT_IN_MORE 4096 /* client -> MHD, beyond a whole head */
 #define FRONT_EVENTS 128

@@ -144,7 +144,7 @@ struct bc_zworker {
 	uint64_t made;
 };
 
-/* A piece of @in after @dict, malloc'd: family headers and the like. */
+/* A piece of @in without a dictionary, malloc'd: family headers, EOF. */
 static int bc_deflate(struct bc_zworker *w, const char *in, size_t len,
 		      unsigned char **out, uint32_t *out_len)
 {
@@ -152,7 +152,11 @@ static int bc_deflate(struct bc_zworker *w, const char *in, size_t len,
 	if (!*out)
 		return -ENOMEM;
 	*out_len = (uint32_t)zpiece_write(&w->z, NULL, 0, in, len, *out);
-	return *out_len ? 0 : -ENOMEM;
+	if (*out_len)
+		return 0;
+	free(*out);
+	*out = NULL;
+	return -ENOMEM;
 }
 
 /* The combine operator for @len bytes, cached by length. */
