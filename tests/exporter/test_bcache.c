@@ -229,7 +229,8 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
 	assert_int_equal(sqlite3_open(f->db, &f->w), SQLITE_OK);
-	sql(f, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON");
+	sql(f, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; "
+	       "PRAGMA synchronous=OFF");
 	apply_schema(f);
 	f->now = 1.7e9;
 	f->rnd = 42;
