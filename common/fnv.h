@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FNV1A_BASIS 14695981039346656037ULL
 #define FNV1A_PRIME 1099511628211ULL
@@ -29,6 +30,29 @@ static inline uint64_t fnv1a_bytes(uint64_t h, const void *data, size_t len)
 	const unsigned char *p = data;
 
 	for (size_t i = 0; i < len; i++)
+		h = fnv1a_mix(h, p[i]);
+	return h;
+}
+
+/*
+ * The @len bytes at @data by 8-byte words (the tail by bytes), each
+ * product folded so that a word's high bits reach the low ones: several
+ * times faster than fnv1a_bytes() on long texts, for a text's identity
+ * (not a table's hash, not a shard: its values are its own).
+ */
+static inline uint64_t fnv1a_words(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, sizeof(w));
+		h = fnv1a_mix(h, w);
+		h ^= h >> 32;
+	}
+	for (; i < len; i++)
 		h = fnv1a_mix(h, p[i]);
 	return h;
 }

@@ -207,7 +207,7 @@ static void bc_mask(const struct bc_seg *g, unsigned char *out, size_t *n)
 /* The identity of a dictionary: the hash of its masked text (never 0). */
 static uint64_t bc_mask_id(const unsigned char *d, size_t n)
 {
-	return fnv1a_bytes(FNV1A_BASIS, d, n) | 1;
+	return fnv1a_words(FNV1A_BASIS, d, n) | 1;
 }
 
 /* Mask @g's text into the worker's dictionary (once). */
