@@ -13,16 +13,13 @@
 #include "bcache_int.h"
 #include "fnv.h"
 #include "log.h"
-#include "vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Bookkeeping counted per kept segment beside its text and piece. */
-#define BC_SEG_OVERHEAD (2 * sizeof(struct bc_seg))
-/* Blocks smaller than this are copied together (bc_compact()). */
-#define BC_BLOCK_SMALL 65536
+#define BC_SEG_OVERHEAD (2 * sizeof(struct bc_seg) + 32)
 
 void bc_account(struct bc_scope *s, int64_t delta)
 {
@@ -34,36 +31,10 @@ void bc_account(struct bc_scope *s, int64_t delta)
 
 void bc_seg_release(struct bc_scope *s, struct bc_seg *g)
 {
-	s->bytes_pending -= (int64_t)BC_SEG_OVERHEAD;
-	if (g->blk)
-		g->blk->live -= g->len;
+	s->bytes_pending -= (int64_t)(g->len + BC_SEG_OVERHEAD);
+	free(g->text);
 	g->text = NULL;
-	g->blk = NULL;
 	g->len = g->gz_len = 0;
-}
-
-static void bc_block_free(struct bc_scope *s, struct bc_block *b)
-{
-	s->bytes_pending -= (int64_t)(b->size + sizeof(*b));
-	free(b->data);
-	free(b);
-}
-
-/* Publish the text held and its blocks' bytes (bc_stats). */
-static void bc_text_publish(struct bc_scope *s)
-{
-	uint64_t size = 0, live = 0;
-
-	for (size_t i = 0; i < s->n_blk; i++) {
-		size += s->blk[i]->size;
-		live += s->blk[i]->live;
-	}
-	pthread_mutex_lock(&s->c->lock);
-	s->c->st.text_bytes += size - s->text_bytes;
-	s->c->st.text_live += live - s->text_live;
-	pthread_mutex_unlock(&s->c->lock);
-	s->text_bytes = size;
-	s->text_live = live;
 }
 
 /* Publish what the render counted (one lock, not one per segment). */
@@ -135,10 +106,6 @@ static void bc_scope_empty(struct bc_scope *s)
 	free(s->fam);
 	s->fam = NULL;
 	s->n_fam = s->cap_fam = s->cur_fam = 0;
-	for (size_t i = 0; i < s->n_blk; i++)
-		bc_block_free(s, s->blk[i]);
-	s->n_blk = s->n_pend = 0;
-	bc_text_publish(s);
 	hmap_free(&s->hosts);
 	if (s->aux.data)
 		s->aux.free(s->aux.data);
@@ -167,8 +134,6 @@ static void bc_scope_free(struct bc_scope *s)
 		return;
 	bc_scope_empty(s);
 	buf_free(&s->scratch);
-	free(s->blk);
-	free(s->pend);
 	free(s->crc_op);
 	free(s->eof_gz);
 	pthread_mutex_destroy(&s->lock);
@@ -405,15 +370,14 @@ static int bc_seg_close(struct bc_scope *s, struct expo *e)
 	if (!g.fp)
 		g.fp = ++s->version;
 	g.fresh = 1;
-	/* its text stays in the scratch buffer: bc_adopt() */
-	if (vec_grow(&s->pend, &s->cap_pend, s->n_pend, sizeof(*s->pend)) ||
-	    bc_push(s, f, &g))
+	g.text = malloc(len);
+	if (!g.text)
 		return -ENOMEM;
-	s->pend[s->n_pend++] = (struct bc_pend){
-		(uint32_t)s->cur_fam, (uint32_t)(f->n - 1), s->seg_start};
-	s->bytes_pending += (int64_t)BC_SEG_OVERHEAD;
+	memcpy(g.text, s->scratch.data + s->seg_start, len);
+	buf_setlen(&s->scratch, s->seg_start);
+	s->bytes_pending += (int64_t)(len + BC_SEG_OVERHEAD);
 	s->rendered++;
-	return 0;
+	return bc_push(s, f, &g);
 }
 
 static void bc_seg_open(struct bc_scope *s, struct expo *e, uint64_t key,
@@ -574,11 +538,7 @@ int bc_begin(struct bc_scope *s, struct expo *e)
 		s->fam[i].used = 0;
 	s->cur_fam = s->n_fam;
 	s->seg_open = 0;
-	s->n_pend = 0;
 	buf_reset(&s->scratch);
-	/* about what the last render made: no copies as it grows */
-	if (buf_reserve(&s->scratch, s->scratch_last))
-		buf_init(&s->scratch, 0);
 	e->out = &s->scratch;
 	expo_set_hooks(e, &bc_hooks, s);
 	return 0;
@@ -614,99 +574,10 @@ static void bc_sweep(struct bc_scope *s)
 	bc_publish(s);
 }
 
-/* The scratch buffer becomes the block of the segments this render made. */
-static int bc_adopt(struct bc_scope *s)
-{
-	size_t cap = s->scratch.cap;
-	struct bc_block *b;
-	char *t;
-
-	s->scratch_last = s->scratch.len;
-	if (!s->n_pend)
-		return 0;
-	if (vec_grow(&s->blk, &s->cap_blk, s->n_blk, sizeof(*s->blk)))
-		return -ENOMEM;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	b->data = buf_steal(&s->scratch, &b->size);
-	if (cap - b->size > b->size / 16 && (t = realloc(b->data, b->size)))
-		b->data = t;
-	for (size_t i = 0; i < s->n_pend; i++) {
-		struct bc_seg *g = &s->fam[s->pend[i].fam].seg[s->pend[i].seg];
-
-		g->text = b->data + s->pend[i].off;
-		g->blk = b;
-		b->live += g->len;
-	}
-	s->n_pend = 0;
-	s->blk[s->n_blk++] = b;
-	s->bytes_pending += (int64_t)(b->size + sizeof(*b));
-	return 0;
-}
-
-/*
- * Free the blocks no segment uses; copy the text still used out of those
- * more than half unused, and out of the small ones, into one block. The
- * text kept then takes at most twice its bytes, and one small block more.
- * Out of memory, the blocks stay as they are.
- */
-static void bc_compact(struct bc_scope *s)
-{
-	size_t want = 0, moving = 0, sparse = 0, k = 0, at = 0;
-	struct bc_block *nb;
-
-	for (size_t i = 0; i < s->n_blk; i++) {
-		struct bc_block *b = s->blk[i];
-
-		if (!b->live) {
-			bc_block_free(s, b);
-			continue;
-		}
-		sparse += b->live < b->size / 2;
-		b->move = b->live < b->size / 2 || b->size < BC_BLOCK_SMALL;
-		moving += (size_t)b->move;
-		want += b->move ? b->live : 0;
-		s->blk[k++] = b;
-	}
-	s->n_blk = k;
-	if (!moving || (moving == 1 && !sparse))
-		return;
-	/* at least one block goes: s->blk has room for the new one */
-	nb = calloc(1, sizeof(*nb));
-	if (!nb || !(nb->data = malloc(want))) {
-		free(nb);
-		return;
-	}
-	for (size_t i = 0; i < s->n_fam; i++)
-		for (size_t j = 0; j < s->fam[i].n; j++) {
-			struct bc_seg *g = &s->fam[i].seg[j];
-
-			if (!g->blk || !g->blk->move)
-				continue;
-			memcpy(nb->data + at, g->text, g->len);
-			g->blk->live -= g->len;
-			g->text = nb->data + at;
-			g->blk = nb;
-			at += g->len;
-		}
-	nb->size = nb->live = at;
-	s->bytes_pending += (int64_t)(nb->size + sizeof(*nb));
-	for (size_t i = k = 0; i < s->n_blk; i++)
-		if (s->blk[i]->move)
-			bc_block_free(s, s->blk[i]);
-		else
-			s->blk[k++] = s->blk[i];
-	s->blk[k++] = nb;
-	s->n_blk = k;
-}
-
 int bc_end(struct bc_scope *s, struct expo *e)
 {
 	int ret = bc_family_close(s, e);
 
-	if (!ret)
-		ret = bc_adopt(s);
 	bc_publish(s);
 	expo_set_hooks(e, NULL, NULL);
 	if (ret) {
@@ -714,9 +585,6 @@ int bc_end(struct bc_scope *s, struct expo *e)
 		return ret;
 	}
 	bc_sweep(s);
-	bc_compact(s);
-	bc_publish(s);
-	bc_text_publish(s);
 	return 0;
 }
 

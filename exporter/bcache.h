@@ -50,8 +50,6 @@ struct bc_stats {
 	uint64_t rendered;   /* segments rendered, cumulative */
 	uint64_t compressed; /* pieces compressed, cumulative */
 	uint64_t dropped;    /* scopes emptied for passing max_bytes */
-	uint64_t text_bytes; /* the blocks holding segments' text */
-	uint64_t text_live;  /* the text in them still used */
 };
 
 /*

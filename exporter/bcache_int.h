@@ -14,24 +14,10 @@
 #include "bcache.h"
 #include "hmap.h"
 
-/*
- * The text of the segments one render made, in one allocation (the
- * render's scratch buffer, kept): a segment's text lies in a block until
- * it is replaced; bc_compact() copies the text still used out of blocks
- * more than half unused.
- */
-struct bc_block {
-	char *data;
-	size_t size, live; /* live: bytes of the segments in it */
-	int move;	   /* bc_compact() */
-};
-
 struct bc_seg {
 	uint64_t key, fp; /* fp: what it was made from, or a version of its
 			   * text for one rendered every time */
-	char *text;	  /* in @blk, not NUL-terminated; NULL: moved to the
-			   * new list, or rendered and not yet in a block */
-	struct bc_block *blk;
+	char *text;	  /* malloc'd, not NUL-terminated */
 	size_t gz_off;	  /* its piece in the family's pack */
 	uint64_t gz_dict; /* the mh of the segment before it when the piece
 			   * was made; 0 none */
@@ -86,22 +72,13 @@ struct bc_scope {
 	int seg_open;
 	uint64_t seg_key, seg_fp;
 	size_t seg_start, seg_samples;
-	size_t fam_samples0; /* e->samples when the open family started */
-	struct buf scratch;  /* samples being rendered */
-	size_t scratch_last; /* its length at the last render's end */
-	struct bc_pend {     /* segments rendered, their text in scratch */
-		uint32_t fam, seg;
-		size_t off;
-	} * pend;
-	size_t n_pend, cap_pend;
-	struct bc_block **blk; /* the blocks of text */
-	size_t n_blk, cap_blk;
-	uint64_t version;		/* for segments rendered every time */
-	struct hmap hosts;		/* hosts held: struct bc_held by id */
-	struct bc_aux aux;		/* bc_scope_aux() */
-	uint64_t bytes;			/* what this scope keeps */
-	uint64_t text_bytes, text_live; /* published (bc_stats) */
-	int64_t bytes_pending;		/* rendered, not yet in bytes */
+	size_t fam_samples0;   /* e->samples when the open family started */
+	struct buf scratch;    /* samples being rendered */
+	uint64_t version;      /* for segments rendered every time */
+	struct hmap hosts;     /* hosts held: struct bc_held by id */
+	struct bc_aux aux;     /* bc_scope_aux() */
+	uint64_t bytes;	       /* what this scope keeps */
+	int64_t bytes_pending; /* rendered, not yet in bytes */
 	uint64_t reused, rendered;
 	_Atomic uint32_t *crc_op; /* crc32_combine_gen() by length below
 				   * BC_OP_LEN, made as needed (threads) */

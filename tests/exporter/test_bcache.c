@@ -449,27 +449,6 @@ static void test_reuses(void **state)
 	assert_true(b.bytes > 0 && b.bytes <= b.max_bytes);
 }
 
-/*
- * The blocks of text: after many changes, each of a few hosts, the text
- * that replaced segments no longer uses is freed or copied out; what the
- * blocks hold stays within twice the text used (and one small block).
- */
-static void test_text_blocks(void **state)
-{
-	struct fixture *f = *state;
-	struct bc_stats st;
-
-	same(f, 0, 1);
-	for (int round = 0; round < 40; round++) {
-		f->now += 15;
-		change_hosts(f, round % 3 ? 5 : 30);
-		same(f, 0, 1);
-		bcache_stats(f->cached.cache, &st);
-		assert_true(st.text_live > 50000);
-		assert_true(st.text_bytes <= 2 * st.text_live + 65536);
-	}
-}
-
 /* A result of @profile ("lat" or "bw") from node-@a port 1 to node-002
  * that started at @t. */
 static void add_result_at(struct fixture *f, int a, const char *profile,
@@ -657,7 +636,6 @@ static void test_over_the_bound(void **state)
 	same(f, 0, 1);
 	bcache_stats(f->cached.cache, &st);
 	assert_int_equal(st.bytes, 0);
-	assert_int_equal(st.text_bytes, 0);
 	assert_true(st.dropped >= 1);
 }
 
@@ -667,8 +645,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_as_whole_render,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reuses, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_text_blocks, setup,
-						teardown),
 		cmocka_unit_test_setup_teardown(test_reuses_as_period_slides,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rewound_markers, setup,
