@@ -455,6 +455,35 @@ static void count_item(const struct results *r, const void *items, size_t i,
 }
 
 /*
+ * Sort the (port, profile, outcome) atts of port_counts() as cmp_att()
+ * does: by a counting sort over the three (att_sort(), with profile and
+ * outcome as one), as the outcomes are few. 0 or -ENOMEM.
+ */
+static int port_counts_sort(const struct results *r, struct att **at, size_t n,
+			    int busy)
+{
+	size_t n_prof = r->n_profiles ? r->n_profiles : 1;
+	size_t n_out = busy || !r->n_outcomes ? 1 : r->n_outcomes;
+	struct att *v = *at;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].row >= n_out || v[i].profile >= n_prof) {
+			qsort(v, n, sizeof(*v), cmp_att);
+			return 0;
+		}
+	for (size_t i = 0; i < n; i++)
+		v[i].profile = (uint32_t)(v[i].profile * n_out + v[i].row);
+	ret = att_sort(at, n, r->n_ports * n_prof * n_out, n_prof * n_out);
+	v = *at;
+	for (size_t i = 0; i < n; i++) {
+		v[i].row = (uint32_t)(v[i].profile % n_out);
+		v[i].profile = (uint32_t)(v[i].profile / n_out);
+	}
+	return ret;
+}
+
+/*
  * The counts per served port and profile: results of the period by
  * outcome (@busy 0), or the busy ones (@busy 1, outcome RES_NONE),
  * counting both ends of each test. NULL on ENOMEM.
@@ -483,7 +512,11 @@ static struct count *port_counts(const struct results *r, int busy, size_t *n)
 				at[k++] = (struct att){ends[e], w->profile,
 						       busy ? 0 : w->outcome};
 	}
-	qsort(at, k, sizeof(*at), cmp_att);
+	if (port_counts_sort(r, &at, k, busy)) {
+		free(at);
+		free(c);
+		return NULL;
+	}
 	for (size_t i = 0, j; i < k; i = j) {
 		for (j = i + 1; j < k && !cmp_att(&at[i], &at[j]); j++)
 			;
