@@ -15,6 +15,7 @@
  * from the pieces' and the length.
  */
 #include "bcache_int.h"
+#include "crcmul.h"
 #include "fnv.h"
 #include "zpiece.h"
 
@@ -293,7 +294,8 @@ static int bc_family_pieces(struct bc_zworker *w, struct bc_family *f)
 		else
 			ret = buf_add(&pack, f->pack + g->gz_off, g->gz_len);
 		g->gz_off = at;
-		crc = crc32_combine_op(crc, g->crc, bc_op(s, g->len));
+		crc = crcmul_combine((uint32_t)crc, g->crc,
+				     (uint32_t)bc_op(s, g->len));
 	}
 	if (ret)
 		return ret; /* pack was freed */
@@ -404,7 +406,8 @@ struct bc_gz {
 static int bc_gz_add(struct bc_gz *g, const unsigned char *piece,
 		     size_t piece_len, uint32_t crc, size_t text_len)
 {
-	g->crc = crc32_combine_op(g->crc, crc, bc_op(g->s, text_len));
+	g->crc = crcmul_combine((uint32_t)g->crc, (uint32_t)crc,
+				(uint32_t)bc_op(g->s, text_len));
 	g->len += text_len;
 	return buf_add(g->out, piece, piece_len);
 }
