@@ -45,6 +45,50 @@ static int cmp_pair_newest(const void *x, const void *y)
 }
 
 /*
+ * Sort @v[0..n) as a stable sort by cmp_pair_key() would (glibc's qsort is
+ * a merge sort): a stable counting sort by initiator port, then each
+ * port's few pairs by insertion, or qsort for a port with many. 0 or
+ * -ENOMEM.
+ */
+static int pairs_sort(const struct results *r, struct pair **v, size_t n)
+{
+	size_t *at = calloc(r->n_ports + 1, sizeof(*at));
+	struct pair *out = malloc((n + 1) * sizeof(*out));
+
+	if (!at || !out) {
+		free(at);
+		free(out);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		at[(*v)[i].a + 1]++;
+	for (size_t p = 0; p < r->n_ports; p++)
+		at[p + 1] += at[p];
+	for (size_t i = 0; i < n; i++)
+		out[at[(*v)[i].a]++] = (*v)[i];
+	free(at);
+	free(*v);
+	*v = out;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && out[j].a == out[i].a; j++)
+			;
+		if (j - i > 32) {
+			qsort(out + i, j - i, sizeof(*out), cmp_pair_key);
+			continue;
+		}
+		for (size_t x = i + 1; x < j; x++) {
+			struct pair t = out[x];
+			size_t y = x;
+
+			for (; y > i && cmp_pair_key(&out[y - 1], &t) > 0; y--)
+				out[y] = out[y - 1];
+			out[y] = t;
+		}
+	}
+	return 0;
+}
+
+/*
  * The latest result per (served initiator port, peer port, profile), the
  * newest max_pairs of them, in label order. *@n gets their number.
  */
@@ -62,7 +106,10 @@ static struct pair *pairs_latest(const struct results *r, size_t *n)
 			v[k++] = (struct pair){w->a, w->b, w->profile,
 					       (uint32_t)i, w->started};
 	}
-	qsort(v, k, sizeof(*v), cmp_pair_key);
+	if (pairs_sort(r, &v, k)) {
+		free(v);
+		return NULL;
+	}
 	for (size_t i = 0; i < k; i++)
 		if (!m || v[i].a != v[m - 1].a || v[i].b != v[m - 1].b ||
 		    v[i].profile != v[m - 1].profile)
