@@ -151,6 +151,19 @@ typedef void (*seg_item_fn)(const struct results *r, const void *items,
 void res_segs_free(struct segs *sg);
 int res_segs_make(struct segs *sg, const struct results *r, const void *items,
 		  size_t n, seg_item_fn fn);
+/* A result row (@row) attributed to an entity (a port, a group pair). */
+struct att {
+	uint32_t ent, profile, row;
+};
+
+/*
+ * Sort @at[0..n) by (entity, profile), rows in order within each: they
+ * come in row order, so a stable counting sort over the @keys (entity,
+ * profile) pairs (@n_prof profiles) does it in two passes when there are
+ * not many more keys than atts; qsort otherwise. *@at is replaced. 0 or
+ * -ENOMEM.
+ */
+int res_att_sort(struct att **at, size_t n, size_t keys, size_t n_prof);
 /* The hash of @s ("" for NULL). */
 uint64_t res_str_fp(const char *s);
 /* The segment key of port @port: its host's. */

@@ -46,26 +46,23 @@ static int cmp_pair_newest(const void *x, const void *y)
 
 /*
  * Sort @v[0..n) as a stable sort by cmp_pair_key() would (glibc's qsort is
- * a merge sort): a stable counting sort by initiator port, then each
- * port's few pairs by insertion, or qsort for a port with many. 0 or
- * -ENOMEM.
+ * a merge sort): by initiator port with res_att_sort(), then each port's
+ * few pairs by insertion, or qsort for a port with many. 0 or -ENOMEM.
  */
 static int pairs_sort(const struct results *r, struct pair **v, size_t n)
 {
-	size_t *at = calloc(r->n_ports + 1, sizeof(*at));
+	struct att *at = malloc((n + 1) * sizeof(*at));
 	struct pair *out = malloc((n + 1) * sizeof(*out));
 
-	if (!at || !out) {
+	for (size_t i = 0; at && i < n; i++)
+		at[i] = (struct att){(*v)[i].a, 0, (uint32_t)i};
+	if (!at || !out || res_att_sort(&at, n, r->n_ports, 1)) {
 		free(at);
 		free(out);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		at[(*v)[i].a + 1]++;
-	for (size_t p = 0; p < r->n_ports; p++)
-		at[p + 1] += at[p];
-	for (size_t i = 0; i < n; i++)
-		out[at[(*v)[i].a]++] = (*v)[i];
+		out[i] = (*v)[at[i].row];
 	free(at);
 	free(*v);
 	*v = out;

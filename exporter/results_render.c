@@ -23,10 +23,6 @@
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
-struct att {
-	uint32_t ent, profile, row;
-};
-
 /* Worst and median of each figure over one run of atts. */
 struct agg {
 	uint32_t ent, profile;
@@ -189,13 +185,7 @@ static void agg_run(const struct results *r, const struct att *at, size_t n,
 	}
 }
 
-/*
- * Sort @at[0..n) by (entity, profile), rows in order within each: they
- * come in row order, so a stable counting sort over the @keys (entity,
- * profile) pairs does it in two passes when there are not many more keys
- * than atts; qsort otherwise. 0 or -ENOMEM.
- */
-static int att_sort(struct att **at, size_t n, size_t keys, size_t n_prof)
+int res_att_sort(struct att **at, size_t n, size_t keys, size_t n_prof)
 {
 	size_t *at_key;
 	struct att *out;
@@ -224,14 +214,14 @@ static int att_sort(struct att **at, size_t n, size_t keys, size_t n_prof)
 	return 0;
 }
 
-/* Sort @at (att_sort()) and turn each (entity, profile) run into an agg. */
+/* Sort @at (res_att_sort()) and turn each (entity, profile) run into an agg. */
 static int aggs_make(const struct results *r, struct att **at, size_t n,
 		     size_t n_ent, struct aggs *out)
 {
 	size_t run = 1, prof = r->n_profiles ? r->n_profiles : 1;
 	double *tmp;
 	struct att *v;
-	int ret = att_sort(at, n, n_ent * prof, prof);
+	int ret = res_att_sort(at, n, n_ent * prof, prof);
 
 	if (ret)
 		return ret;
@@ -456,8 +446,8 @@ static void count_item(const struct results *r, const void *items, size_t i,
 
 /*
  * Sort the (port, profile, outcome) atts of port_counts() as cmp_att()
- * does: by a counting sort over the three (att_sort(), with profile and
- * outcome as one), as the outcomes are few. 0 or -ENOMEM.
+ * does: by a counting sort over the three (res_att_sort(), with profile
+ * and outcome as one), as the outcomes are few. 0 or -ENOMEM.
  */
 static int port_counts_sort(const struct results *r, struct att **at, size_t n,
 			    int busy)
@@ -468,13 +458,8 @@ static int port_counts_sort(const struct results *r, struct att **at, size_t n,
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
-		if (v[i].row >= n_out || v[i].profile >= n_prof) {
-			qsort(v, n, sizeof(*v), cmp_att);
-			return 0;
-		}
-	for (size_t i = 0; i < n; i++)
 		v[i].profile = (uint32_t)(v[i].profile * n_out + v[i].row);
-	ret = att_sort(at, n, r->n_ports * n_prof * n_out, n_prof * n_out);
+	ret = res_att_sort(at, n, r->n_ports * n_prof * n_out, n_prof * n_out);
 	v = *at;
 	for (size_t i = 0; i < n; i++) {
 		v[i].row = (uint32_t)(v[i].profile % n_out);
